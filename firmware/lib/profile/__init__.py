@@ -1,0 +1,24 @@
+"""Board profiles: load and check one, and seat a game on it.
+
+    import profile
+    p = profile.load("profile.json")   # or profile.check(parsed_dict); ValueError if broken
+    p.name, p.sides, p.pits_per_side, p.positions      # ids "side.pit" / "side.S", loop order
+    p.ring["0.3"]        -> (chain, start, leds)      # for the display
+    p.chains             -> ((pin, leds), ...)         # for the LED output
+    p.pad_position[0x5A] -> [id or None] * 12          # electrode -> position, for touch
+    p.pad["0.3"]         -> (address, electrode)
+    p.i2c_id, p.sda, p.scl, p.i2c_freq, p.pad_chips    # for the MPR121 bus
+    p.budget_ma; p.lit_ma(budget) -> mA for lit channels; p.ma_per_channel
+    p.budget_error(ma, "power_limit_ma") -> sentence or None   # set_config check
+    p.min_budget_ma(), p.max_budget_ma()
+
+    s = profile.seating(p, players, pits)  # ValueError if the board cannot seat it
+    s.position(seat, pit) -> id (pit 0 = store); s.store(seat); s.sides; s.used
+    s.seat_pit(id) -> (seat, pit) | (seat, 0) for a store | None when unused
+    profile.can_seat(p, rules_dict) -> sentence or None   # rules: variant, players, pits
+
+docs/profiles.md describes the file format, the checks and the power model.
+"""
+from .board import Profile, position_id, position_ids
+from .checks import FORMAT, check, load
+from .seating import Seating, can_seat, seat_error, seat_sides, seating

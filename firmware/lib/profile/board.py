@@ -1,0 +1,136 @@
+"""The checked board profile: the tables the display, touch layer and drivers read, and the
+power arithmetic that decides which current budgets the board's wiring can carry.
+
+A Profile is built only by profile.checks.check(), which has already refused anything
+inconsistent, so nothing here re-checks the wiring.
+"""
+
+
+def position_id(side, pit):
+    """Physical position id: "<side>.<pit>" for pit 1..M, "<side>.S" for the store (pit 0)."""
+    if pit == 0:
+        return "%d.S" % side
+    return "%d.%d" % (side, pit)
+
+
+def position_ids(sides, pits_per_side):
+    """Every physical position in sowing-loop order: side 0 pits 1..M, its store, side 1..."""
+    ids = []
+    for side in range(sides):
+        for pit in range(1, pits_per_side + 1):
+            ids.append(position_id(side, pit))
+        ids.append(position_id(side, 0))
+    return ids
+
+
+def _ma(x):
+    # Whole milliamps read best in messages; the inputs may be floats (0.6 mA idle per LED).
+    return "%d" % int(x + 0.5)
+
+
+class Profile:
+    """One board, checked. Attributes (all read-only by convention):
+
+    name, title, sides, pits_per_side
+    i2c_id, sda, scl, i2c_freq       the I2C bus of the pad chips (GP numbers)
+    pad_chips        tuple of MPR121 addresses (ints), in the profile's order
+    chains           tuple of (pin, leds) per LED chain; chain_feed_ma the matching feed limits
+    positions        tuple of position ids in sowing-loop order
+    place            id -> (side, pit), pit 0 for the store
+    ring             id -> (chain, start, leds)
+    pad              id -> (address, electrode)
+    pad_position     address -> list of 12 ids (None for an unused electrode)
+    xy_mm            id -> (x, y) centre on the top plate, millimetres, y downwards
+    geometry         the profile's geometry dict as written
+    budget_ma, supply_ma, base_ma, idle_ma_per_led, ma_per_channel   the power fields
+    total_leds, ring_count
+    """
+
+    def __init__(self, fields):
+        # fields is the checker's plain dict of already-converted values.
+        for key in fields:
+            setattr(self, key, fields[key])
+        self.positions = tuple(position_ids(self.sides, self.pits_per_side))
+        place = {}
+        for side in range(self.sides):
+            for pit in range(self.pits_per_side + 1):
+                place[position_id(side, pit)] = (side, pit)
+        self.place = place
+        pad_position = {}
+        for addr in self.pad_chips:
+            pad_position[addr] = [None] * 12
+        for pid in self.positions:
+            addr, electrode = self.pad[pid]
+            pad_position[addr][electrode] = pid
+        self.pad_position = pad_position
+        total = 0
+        for pin, leds in self.chains:
+            total += leds
+        self.total_leds = total
+        self.ring_count = len(self.positions)
+
+    def __repr__(self):
+        return "<Profile %s: %d sides of %d pits, %d LEDs>" % (
+            self.name, self.sides, self.pits_per_side, self.total_leds)
+
+    def store_id(self, side):
+        return position_id(side, 0)
+
+    # --- power ---------------------------------------------------------------------------
+    # Model (as WLED's and FastLED's limiters): the board draws base_ma (Pico, MPR121s, level
+    # shifter), every LED draws idle_ma_per_led even when dark, and each colour channel at
+    # full level draws ma_per_channel more. A budget is the total the board may draw.
+
+    def idle_ma(self):
+        """What the board draws with every LED dark."""
+        return self.base_ma + self.idle_ma_per_led * self.total_leds
+
+    def lit_ma(self, budget_ma):
+        """What the limiter may spend on lit channels under budget_ma (channel sums * mA)."""
+        return budget_ma - self.idle_ma()
+
+    def min_budget_ma(self):
+        """The least budget that still shows something: one LED per ring at one full channel."""
+        return self.idle_ma() + self.ma_per_channel * self.ring_count
+
+    def chain_worst_ma(self, chain, budget_ma):
+        """The most one chain can draw while the whole board keeps to budget_ma."""
+        leds = self.chains[chain][1]
+        own_idle = self.idle_ma_per_led * leds
+        full = leds * (self.idle_ma_per_led + 3 * self.ma_per_channel)
+        # The limiter caps the sum over all chains, so one chain may get all the lit current.
+        shared = self.lit_ma(budget_ma) + own_idle
+        return full if full < shared else shared
+
+    def max_budget_ma(self):
+        """The largest budget the supply and every chain's feed can carry."""
+        best = self.supply_ma
+        for c in range(len(self.chains)):
+            leds = self.chains[c][1]
+            full = leds * (self.idle_ma_per_led + 3 * self.ma_per_channel)
+            if full <= self.chain_feed_ma[c]:
+                continue  # this chain cannot draw more than its feed even at full white
+            limit = self.chain_feed_ma[c] + self.idle_ma() - self.idle_ma_per_led * leds
+            if limit < best:
+                best = limit
+        return best
+
+    def budget_error(self, budget_ma, field="power.budget_ma"):
+        """One sentence saying why budget_ma does not fit this board, or None if it does.
+
+        The app uses it for set_config's power_limit_ma (field="power_limit_ma").
+        """
+        shown = "%s %s" % (field, _ma(budget_ma))
+        if budget_ma > self.supply_ma:
+            return "%s is more than power.supply_ma %s can deliver" % (shown, _ma(self.supply_ma))
+        for c in range(len(self.chains)):
+            worst = self.chain_worst_ma(c, budget_ma)
+            if worst > self.chain_feed_ma[c]:
+                return ("%s is more than led_chains.%d.feed_ma %s can carry: chain %d may draw "
+                        "up to %s mA under it" % (shown, c, _ma(self.chain_feed_ma[c]), c,
+                                                 _ma(worst)))
+        if budget_ma < self.min_budget_ma():
+            return ("%s is too low to show anything: the board with all LEDs dark takes %s mA "
+                    "and one lit LED per ring needs %s mA more" % (
+                        shown, _ma(self.idle_ma()), _ma(self.ma_per_channel * self.ring_count)))
+        return None
