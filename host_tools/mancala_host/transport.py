@@ -1,0 +1,137 @@
+"""Byte lines to and from the board: the transport interface and its pyserial implementation.
+
+A transport moves whole lines and knows nothing of JSON. `SerialTransport` opens a device
+path or any pyserial URL (`socket://`, `loop://`, a pty path) with `serial_for_url`; with no
+port given, `find_board` looks for a MicroPython RP2040 by its USB VID:PID, as mpremote does.
+Tests use the scripted fake in `tests/fakeport.py`, which has the same four members.
+"""
+
+import errno
+import time
+
+from .errors import BoardError, PortLost
+
+BOARD_VID = 0x2E8A  # Raspberry Pi
+BOARD_PID = 0x0005  # MicroPython on an RP2040
+MAX_LINE = 1024  # the board discards longer lines (DESIGN.md, contract 2)
+
+
+class Transport:
+    """What the client needs from a line. `read_line` returns bytes without the newline, or
+    None when `timeout` seconds pass with no whole line; it raises PortLost when the line is
+    gone."""
+
+    name = "?"
+
+    def write_line(self, data):
+        raise NotImplementedError
+
+    def read_line(self, timeout):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+
+def describe_ports(ports):
+    """'device (description)' for each port, for messages listing what was found."""
+    if not ports:
+        return "none"
+    return ", ".join("%s (%s)" % (p.device, p.description or "no description") for p in ports)
+
+
+def find_board(list_ports=None):
+    """The device path of the one connected board; BoardError naming what was found otherwise."""
+    if list_ports is None:
+        from serial.tools import list_ports as lp
+
+        list_ports = lp.comports
+    ports = list(list_ports())
+    boards = [p for p in ports if p.vid == BOARD_VID and p.pid == BOARD_PID]
+    if len(boards) == 1:
+        return boards[0].device
+    if not boards:
+        raise BoardError(
+            "No board found: no serial port has the USB ID 2E8A:0005 of MicroPython on an "
+            "RP2040 (ports seen: %s); plug the board in or give --port." % describe_ports(ports))
+    raise BoardError("Several boards found (%s); choose one with --port." % describe_ports(boards))
+
+
+def open_error(port, exc):
+    """One sentence for a port that would not open."""
+    text = str(exc)
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOENT or "No such file" in text or "could not open port" in text and "[Errno 2]" in text:
+        return BoardError("There is no serial port at %s: check the cable, or the path given with --port." % port)
+    if code == errno.EBUSY or "exclusively lock" in text or "[Errno 16]" in text or "busy" in text.lower():
+        return BoardError("The port %s is busy: another program (a terminal, mpremote or another "
+                          "mancala-board) has it open; close that and try again." % port)
+    if code == errno.EACCES or "[Errno 13]" in text:
+        return BoardError("Permission denied on %s: add your user to the 'dialout' group "
+                          "(then log in again), or run with access to the port." % port)
+    if "Connection refused" in text or "[Errno 111]" in text:
+        return BoardError("Nothing is listening at %s: start the board (or the sim) first." % port)
+    return BoardError("Could not open the port %s: %s." % (port, text.rstrip(".")))
+
+
+class SerialTransport(Transport):
+    """A pyserial port carrying the board's JSON lines."""
+
+    def __init__(self, port, baudrate=115200):
+        import serial
+
+        self._serial_mod = serial
+        self.name = port
+        kwargs = {"baudrate": baudrate, "timeout": 0.05, "write_timeout": 2}
+        if "://" not in port:
+            kwargs["exclusive"] = True  # a second opener would steal half the lines
+        try:
+            self._port = serial.serial_for_url(port, **kwargs)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise open_error(port, exc)
+        self._buf = bytearray()
+
+    def write_line(self, data):
+        if len(data) + 1 > MAX_LINE:
+            raise BoardError("The request is %d bytes long; the board takes lines of at most %d "
+                             "bytes, so send fewer settings at once." % (len(data) + 1, MAX_LINE))
+        try:
+            self._port.write(data + b"\n")
+            self._port.flush()
+        except (self._serial_mod.SerialException, OSError) as exc:
+            raise PortLost("The line to the board on %s was lost while writing (%s)." % (self.name, exc))
+
+    def read_line(self, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl]).rstrip(b"\r")
+                del self._buf[:nl + 1]
+                return line
+            try:
+                chunk = self._port.read(max(1, self._port.in_waiting))
+            except (self._serial_mod.SerialException, OSError, TypeError) as exc:
+                raise PortLost("The board on %s went away (%s)." % (self.name, exc))
+            if chunk:
+                self._buf.extend(chunk)
+                if len(self._buf) > 64 * MAX_LINE and b"\n" not in self._buf:
+                    self._buf[:] = b""
+                    raise BoardError("The device on %s sends a stream of bytes with no line "
+                                     "ends: it does not speak the board's protocol." % self.name)
+                continue
+            if time.monotonic() >= deadline:
+                return None
+
+    def close(self):
+        try:
+            self._port.close()
+        except Exception:  # closing a port that vanished must not hide the real fault
+            pass
+
+
+def open_transport(port=None):
+    """A SerialTransport on `port`, or on the one board found by USB ID."""
+    if not port:
+        port = find_board()
+    return SerialTransport(port)

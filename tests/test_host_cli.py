@@ -1,0 +1,195 @@
+"""The host tool's CLI and client against the scripted fake port: answers, refusals, faults.
+
+Every fault must end as one sentence on stderr with a non-zero exit, never a traceback.
+"""
+
+import os
+import types
+
+import pytest
+
+from fakeport import ANSWER, CONFIG, HELLO, LOST, FakePort, board_script
+
+from mancala_host import cli, configkeys, session, transport
+from mancala_host.errors import BoardError
+
+
+def run(monkeypatch, capsys, port, argv):
+    monkeypatch.setattr(session, "open_transport", lambda name: port)
+    code = cli.main(["--timeout", "0.3"] + argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def one_sentence(err):
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_info_shows_hello_and_rules(monkeypatch, capsys):
+    port = FakePort(board_script())
+    code, out, err = run(monkeypatch, capsys, port, ["info"])
+    assert code == 0, err
+    assert "duo" in out and "0.1.0" in out and "Kalah, 6 pits, 4 seeds" in out
+    assert [m["cmd"] for m in port.sent] == ["hello", "get_config"]
+    assert port.closed
+
+
+def test_silent_device_is_one_sentence(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, FakePort({}), ["info"])
+    assert code != 0
+    assert "does not answer hello" in one_sentence(err)
+
+
+def test_garbage_on_the_line_is_named(monkeypatch, capsys):
+    port = FakePort({"hello": [b"\x00\xffnoise here\n", b"MicroPython v1.23 on 2024\n"]})
+    code, out, err = run(monkeypatch, capsys, port, ["state"])
+    assert code != 0
+    assert "not the board's protocol" in one_sentence(err)
+    assert "noise here" in err
+
+
+def test_boot_banner_before_hello_is_skipped(monkeypatch, capsys):
+    port = FakePort(board_script(), greeting=[b"MicroPython v1.23; Raspberry Pi Pico\n", {"event": "boot"}])
+    code, out, err = run(monkeypatch, capsys, port, ["info"])
+    assert code == 0, err
+
+
+def test_wrong_protocol_version(monkeypatch, capsys):
+    hello = dict(HELLO, protocol=7)
+    code, out, err = run(monkeypatch, capsys, FakePort({"hello": [hello]}), ["info"])
+    assert code != 0 and "protocol 7" in one_sentence(err)
+
+
+def test_timeout_after_hello(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script()), ["state"])
+    assert code != 0
+    assert "did not answer 'state'" in one_sentence(err)
+
+
+def test_board_refusal_is_shown_word_for_word(monkeypatch, capsys):
+    words = "brightness must be an integer from 0 to 100, got 300."
+    refusal = {"id": ANSWER, "ok": False, "error": {"code": "bad_config", "message": words}}
+    port = FakePort(board_script(set_config=[refusal]))
+    code, out, err = run(monkeypatch, capsys, port, ["config", "set", "brightness=300"])
+    assert code != 0
+    assert words in one_sentence(err) and "bad_config" in err
+    assert port.sent[-1]["config"] == {"brightness": 300}
+
+
+def test_config_set_warnings_shown(monkeypatch, capsys):
+    new = dict(CONFIG, rules={"variant": "basic", "players": 3, "pits": 6, "seeds": 4, "play_all_places": True})
+    answer = {"id": ANSWER, "ok": True, "config": new, "warnings": ["pits changed from 7 to 6: 3 players play on 6 or 4 pits"]}
+    port = FakePort(board_script(set_config=[answer]))
+    code, out, err = run(monkeypatch, capsys, port, ["config", "set", "rules.variant=basic", "rules.players=3", "rules.pits=7"])
+    assert code == 0, err
+    assert "warning: pits changed from 7 to 6: 3 players play on 6 or 4 pits" in out
+    assert "rules.players=3" in out
+    assert port.sent[-1]["config"] == {"rules": {"variant": "basic", "players": 3, "pits": 7}}
+
+
+def test_dotted_keys_merge_over_current_config():
+    sub = configkeys.build_subset(CONFIG, ["rules.seeds=5"])
+    assert sub == {"rules": dict(CONFIG["rules"], seeds=5)}
+    sub = configkeys.build_subset(CONFIG, ["seats.1.kind=cpu", "seats.1.level=3"])
+    assert sub == {"seats": [{"kind": "human"}, {"kind": "cpu", "level": 3}]}
+    sub = configkeys.build_subset(CONFIG, ["rules.preset=kalah-empty-capture"])
+    assert sub == {"rules": {"preset": "kalah-empty-capture"}}
+    sub = configkeys.build_subset(CONFIG, ["rotate_starter=false", "brightness=80"])
+    assert sub == {"rotate_starter": False, "brightness": 80}
+
+
+@pytest.mark.parametrize("pair, words", [
+    ("brightness", "is not key=value"),
+    ("seats.5.kind=cpu", "entries 0 to 1"),
+    ("brightness.x=1", "single value"),
+])
+def test_bad_assignments_are_explained(pair, words):
+    with pytest.raises(BoardError) as info:
+        configkeys.build_subset(CONFIG, [pair])
+    assert words in str(info.value)
+
+
+def test_press_prints_commentary(monkeypatch, capsys):
+    record = {"kind": "sow", "seat": 0, "pit": 3, "stones": 4, "sown": [[0, 4], [0, 5], [0, 6], [0, 0]],
+              "capture": None, "extra": True, "finished": [], "sweep": None, "over": False,
+              "places": [None, None], "turn": 0}
+    state = {"rules": CONFIG["rules"], "pits": [[4, 4, 0, 5, 5, 5], [4] * 6], "stores": [1, 0],
+             "turn": 0, "active": [0, 1], "places": [None, None], "over": False}
+    answer = {"id": ANSWER, "ok": True, "state": state, "record": record}
+    port = FakePort(board_script(press=[{"event": "move", "seat": 0, "pit": 3, "record": record, "state": state}, answer]))
+    code, out, err = run(monkeypatch, capsys, port, ["press", "0", "3"])
+    assert code == 0, err
+    assert "Seat 0 sows 4 from pit 3; the last stone lands in its own store: seat 0 moves again." in out
+    assert port.sent[-1] == {"id": port.sent[-1]["id"], "cmd": "press", "seat": 0, "pit": 3}
+
+
+def test_illegal_press_is_refused(monkeypatch, capsys):
+    refusal = {"id": ANSWER, "ok": False, "error": {"code": "illegal_move", "message": "It is seat 1's turn, not seat 0's."}}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(press=[refusal])), ["press", "0", "3"])
+    assert code == 2 and "It is seat 1's turn, not seat 0's." in one_sentence(err)
+
+
+def test_line_lost_mid_command(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(state=[LOST])), ["state"])
+    assert code != 0 and "went away" in one_sentence(err)
+
+
+def test_json_output_for_scripts(monkeypatch, capsys):
+    state = {"rules": CONFIG["rules"], "pits": [[4] * 6, [4] * 6], "stores": [0, 0], "turn": 0,
+             "active": [0, 1], "places": [None, None], "over": False}
+    port = FakePort(board_script(state=[{"id": ANSWER, "ok": True, "state": state, "first": 0, "moves": 0}]))
+    code, out, err = run(monkeypatch, capsys, port, ["--json", "state"])
+    import json
+    assert code == 0 and json.loads(out)["state"] == state
+
+
+def test_missing_port_path(capsys):
+    code = cli.main(["--port", "/dev/does-not-exist-mancala", "info"])
+    err = capsys.readouterr().err
+    assert code != 0 and "There is no serial port at /dev/does-not-exist-mancala" in one_sentence(err)
+
+
+def test_busy_port_is_named():
+    master, slave = os.openpty()
+    try:
+        name = os.ttyname(slave)
+        first = transport.SerialTransport(name)
+        try:
+            with pytest.raises(BoardError) as info:
+                transport.SerialTransport(name)
+            assert "busy" in str(info.value)
+        finally:
+            first.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_nothing_listening_on_socket_url(capsys):
+    code = cli.main(["--port", "socket://127.0.0.1:9", "info"])
+    err = capsys.readouterr().err
+    assert code != 0 and "127.0.0.1:9" in one_sentence(err)
+
+
+def _port(device, vid=None, pid=None, description="n/a"):
+    return types.SimpleNamespace(device=device, vid=vid, pid=pid, description=description)
+
+
+def test_find_board_by_usb_id():
+    found = [_port("/dev/ttyS0"), _port("/dev/ttyACM0", 0x2E8A, 0x0005, "Board in FS mode")]
+    assert transport.find_board(lambda: found) == "/dev/ttyACM0"
+    with pytest.raises(BoardError) as info:
+        transport.find_board(lambda: [_port("/dev/ttyS0", description="ttyS0")])
+    assert "No board found" in str(info.value) and "/dev/ttyS0 (ttyS0)" in str(info.value)
+    with pytest.raises(BoardError) as info:
+        transport.find_board(lambda: found + [_port("/dev/ttyACM1", 0x2E8A, 0x0005)])
+    assert "Several boards" in str(info.value) and "/dev/ttyACM1" in str(info.value)
+
+
+def test_unknown_command_and_bad_seat(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["press", "x", "3"])
+    assert "a seat is a number" in capsys.readouterr().err
