@@ -171,3 +171,15 @@ def test_generated_board_round_trips_through_json():
     # make_board itself must be a valid profile, so the property test checks real seating
     d = make_board(4, 6)
     assert profile.check(json.loads(json.dumps(d))).total_leds == 4 * (6 * 12 + 24)
+
+
+def test_engine_normalized_rules():
+    # can_seat takes the engine's own normalized dict (DESIGN.md contract 1)
+    from mancala import Rules
+    for name in ("duo", "quad"):
+        p = load(name)
+        for variant, players, pits in GAMES:
+            rules = Rules.from_dict({"variant": variant, "players": players, "pits": pits})
+            d = rules.to_dict()
+            expected = (d["variant"], d["players"], d["pits"]) in SEATS[name]
+            assert (profile.can_seat(p, d) is None) == expected
