@@ -108,8 +108,9 @@ class Game:
                               self._next))
         mover = self.turn
         n = self.pits
-        w = n + 1
-        i = mover * w + pit - 1
+        base = mover * (n + 1)
+        store = base + n
+        i = base + pit - 1
         stones = board[i]
         board[i] = 0
         nxt = self._next[mover]
@@ -118,34 +119,41 @@ class Game:
             i = nxt[i]
             board[i] += 1
             stones -= 1
-        last = i
+        # Only the mover's side can have run empty, unless a capture emptied the other side.
+        mover_empty = True
+        for j in range(base, store):
+            if board[j]:
+                mover_empty = False
+                break
         if self.kalah:
-            store = mover * w + n
-            if last == store:
-                # Extra move, unless the game ends below.
-                if self.side_empty(0) or self.side_empty(1):
-                    self._kalah_end()
-                return last
             other = 1 - mover
-            if board[last] == 1 and mover * w <= last < store:
-                opp = other * w + (n - 1) - (last - mover * w)
+            if i == store:
+                if mover_empty:
+                    self._kalah_end()
+                return i
+            if base <= i < store and board[i] == 1:
+                opp = other * (n + 1) + (n - 1) - (i - base)
                 if self._may_capture(other, opp):
-                    self._captured = board[opp] + 1
+                    got = board[opp] + 1
+                    self._captured = got
                     self._capture_opp = opp
-                    board[store] += board[opp] + 1
+                    board[store] += got
                     board[opp] = 0
-                    board[last] = 0
-            if self.side_empty(0) or self.side_empty(1):
+                    board[i] = 0
+                    mover_empty = mover_empty or self.side_empty(mover)
+                    if self.side_empty(other):
+                        mover_empty = True
+            if mover_empty:
                 self._kalah_end()
             else:
                 self.turn = other
-            return last
+            return i
         # Basic
-        if self.side_empty(mover):
+        if mover_empty:
             self._finish(mover)
-        elif last % w != n:  # not a store: no extra move
+        elif i % (n + 1) != n:  # not a store: no extra move
             self.turn = self._next_active(mover)
-        return last
+        return i
 
     def _may_capture(self, other, opp):
         board = self.board
