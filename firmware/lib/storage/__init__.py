@@ -1,0 +1,52 @@
+"""Atomic JSON files on the board's flash (littlefs on the Pico, the sim's flash directory).
+
+save() writes a temporary file and renames it over the old one, so a power cut leaves either
+the old file or the new one, never a half-written one. load() never raises: a missing file is
+(None, None); an unreadable or corrupt one is (None, "<one sentence saying so>"), so the caller
+can report it and fall back to defaults without stopping the boot.
+"""
+
+import json
+import os
+
+
+def save(path, obj):
+    """Writes obj as JSON to path atomically. Raises OSError if the flash cannot be written."""
+    tmp = path + ".tmp"
+    text = json.dumps(obj)
+    f = open(tmp, "w")
+    try:
+        f.write(text)
+    finally:
+        f.close()
+    # rename() replaces the old file in one step on littlefs and POSIX alike.
+    os.rename(tmp, path)
+
+
+def load(path, kind="mancala"):
+    """Returns (obj, problem). obj is the parsed JSON object, or None."""
+    try:
+        f = open(path)
+    except OSError as e:
+        if e.args and e.args[0] == 2:  # ENOENT: nothing saved yet
+            return None, None
+        return None, "%s could not be opened; defaults are used." % path
+    try:
+        try:
+            text = f.read()
+        finally:
+            f.close()
+        obj = json.loads(text)
+    except (OSError, ValueError, UnicodeError, MemoryError):
+        return None, "%s could not be read (corrupt); it was replaced by defaults." % path
+    if not isinstance(obj, dict) or obj.get("format") != kind:
+        return None, "%s is not a %s file; it was replaced by defaults." % (path, kind)
+    return obj, None
+
+
+def remove(path):
+    """Deletes path if it exists."""
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -1,0 +1,73 @@
+# Atomic JSON files: round trip, missing, corrupt and foreign files; runs under MicroPython
+# and CPython in a scratch directory.
+import os
+
+import storage
+
+DIR = "/tmp/mancala_storage_scratch"  # the MicroPython unix port has no tempfile
+
+
+def _fresh():
+    try:
+        os.mkdir(DIR)
+    except OSError:
+        pass
+    for name in os.listdir(DIR):
+        os.remove(DIR + "/" + name)
+    return DIR + "/settings.json"
+
+
+def test_round_trip_and_no_temp_left():
+    path = _fresh()
+    storage.save(path, {"format": "x", "n": [1, 2]})
+    assert storage.load(path, "x") == ({"format": "x", "n": [1, 2]}, None)
+    storage.save(path, {"format": "x", "n": 3})
+    assert storage.load(path, "x")[0]["n"] == 3
+    assert os.listdir(DIR) == ["settings.json"]
+
+
+def test_missing_file_is_no_problem():
+    path = _fresh()
+    assert storage.load(path, "x") == (None, None)
+
+
+def test_corrupt_file_is_reported_not_raised():
+    path = _fresh()
+    f = open(path, "w")
+    f.write('{"format": "x", "n": [1, 2')  # cut off mid-write
+    f.close()
+    obj, problem = storage.load(path, "x")
+    assert obj is None and "corrupt" in problem and path in problem
+
+
+def test_binary_garbage_is_reported():
+    path = _fresh()
+    f = open(path, "wb")
+    f.write(bytes([0xFF, 0xFE, 0x00, 0x80]) * 10)
+    f.close()
+    obj, problem = storage.load(path, "x")
+    assert obj is None and problem
+
+
+def test_wrong_format_is_reported():
+    path = _fresh()
+    storage.save(path, {"format": "other"})
+    obj, problem = storage.load(path, "x")
+    assert obj is None and "not a x file" in problem
+    storage.save(path, [1, 2])
+    assert storage.load(path, "x")[0] is None
+
+
+def test_leftover_temp_file_does_not_matter():
+    # a power cut after writing the temp file but before the rename leaves both
+    path = _fresh()
+    storage.save(path, {"format": "x", "n": 1})
+    f = open(path + ".tmp", "w")
+    f.write("{half")
+    f.close()
+    assert storage.load(path, "x")[0]["n"] == 1
+    storage.save(path, {"format": "x", "n": 2})
+    assert storage.load(path, "x")[0]["n"] == 2
+    storage.remove(path)
+    storage.remove(path)
+    assert storage.load(path, "x") == (None, None)
