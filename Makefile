@@ -18,8 +18,16 @@ $(STAMP): pyproject.toml
 sim: $(STAMP)
 	$(BIN)/mancala-board sim $(SIMFLAGS)
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q $(PYTEST_FLAGS)
+
+# The web view is tested in a real headless Chromium: Debian's package, not a test tool's
+# own download.  Installed once; skipped when it is already there.
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium and chromium-driver for the web view tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium chromium-driver; }
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
