@@ -1,0 +1,6 @@
+"""Device drivers in the micropython-lib style: the bus or pin is passed in, buffers are
+allocated once, and nothing here knows about Mancala.
+
+mpr121: MPR121 capacitive touch controller (MPR121, MPR121Group).
+ws2812: WS2812 LED chains on one or several pins (PIO + DMA on rp2, neopixel elsewhere).
+"""

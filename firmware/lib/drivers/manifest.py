@@ -1,0 +1,6 @@
+metadata(
+    description="MPR121 touch controller and WS2812 (PIO + DMA) LED drivers.",
+    version="0.1.0",
+)
+
+package("drivers", files=("__init__.py", "mpr121.py", "ws2812.py"), base_path="..")

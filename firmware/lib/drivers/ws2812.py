@@ -1,0 +1,149 @@
+"""WS2812 (NeoPixel) output on one or several data pins, without stalling the CPU.
+
+On rp2 each pin gets a PIO state machine running an 800 kHz WS2812 program and a DMA channel
+that feeds it one byte per transfer, paced by the state machine's TX FIFO request, so show()
+returns at once and the CPU keeps running while the frame is on the wire. Each chain is
+double-buffered: the app draws into buffer(i) while the DMA sends a copy. Elsewhere it falls
+back to MicroPython's `neopixel` (which blocks while it writes).
+
+    leds = WS2812((2, 3), (108, 108))   # data pins, LEDs per pin
+    buf = leds.buffer(0)                # GRB, 3 bytes per LED
+    buf[0:3] = b"\\x10\\x00\\x00"          # first LED dim green
+    leds.show(0)
+"""
+try:
+    from time import ticks_add, ticks_diff, ticks_ms
+except ImportError:  # CPython
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_add(t, d):
+        return (t + d) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+try:
+    import rp2
+except ImportError:
+    rp2 = None
+
+if rp2 is not None:
+    # 10 PIO cycles per bit at 8 MHz = 1.25 us: high 2 cycles (0.25 us) for a 0, 7 cycles
+    # (0.875 us) for a 1. The DMA writes single bytes, which the bus replicates into all four
+    # byte lanes of the FIFO word, so shifting left out of an 8-bit threshold sends the byte
+    # MSB first. Joining the FIFOs gives 8 queued bytes of slack.
+    @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT,
+                 autopull=True, pull_thresh=8, fifo_join=rp2.PIO.JOIN_TX)
+    def _ws2812():
+        wrap_target()
+        label("bit")
+        out(x, 1).side(0)[2]
+        jmp(not_x, "zero").side(1)[1]
+        jmp("bit").side(1)[4]
+        label("zero")
+        nop().side(0)[4]
+        wrap()
+
+
+class WS2812:
+    """pins: one pin or a sequence (int GPIO numbers or machine.Pin); lengths: LEDs per pin.
+    sm_base: the first PIO state machine to use (0..7; one per pin, PIO1 after sm 3)."""
+
+    def __init__(self, pins, lengths, *, sm_base=0, use_pio=True):
+        if not isinstance(pins, (list, tuple)):
+            pins = (pins,)
+        if not isinstance(lengths, (list, tuple)):
+            lengths = (lengths,)
+        if len(pins) != len(lengths) or not pins:
+            raise ValueError("need one LED count per data pin, got %d pins and %d counts"
+                             % (len(pins), len(lengths)))
+        import machine
+
+        self.lengths = tuple(lengths)
+        self.pio = use_pio and rp2 is not None
+        if self.pio and sm_base + len(pins) > 8:
+            raise ValueError("%d pins from state machine %d need more than the 8 there are"
+                             % (len(pins), sm_base))
+        self._back = []
+        self._front = []
+        self._sm = []
+        self._dma = []
+        self._ctrl = []
+        self._np = []
+        self._until = []
+        self._wire_ms = []
+        now = ticks_ms()
+        for i in range(len(pins)):
+            pin = pins[i]
+            n = lengths[i]
+            if isinstance(pin, int):
+                pin = machine.Pin(pin, machine.Pin.OUT)
+            if self.pio:
+                sm_id = sm_base + i
+                sm = rp2.StateMachine(sm_id, _ws2812, freq=8000000, sideset_base=pin)
+                sm.active(1)
+                dma = rp2.DMA()
+                # TX DREQ of state machine k: PIO number * 8 + k % 4
+                self._ctrl.append(dma.pack_ctrl(size=0, inc_write=False,
+                                                treq_sel=(sm_id >> 2) << 3 | (sm_id & 3)))
+                self._sm.append(sm)
+                self._dma.append(dma)
+                self._back.append(bytearray(3 * n))
+                self._front.append(bytearray(3 * n))
+            else:
+                import neopixel
+
+                np = neopixel.NeoPixel(pin, n)
+                self._np.append(np)
+                self._back.append(np.buf)
+            self._until.append(now)
+            # 30 us per LED plus the >= 280 us latch gap, rounded up, plus a tick of slack
+            self._wire_ms.append((n * 30 + 280 + 999) // 1000 + 1)
+
+    def __len__(self):
+        return len(self._back)
+
+    def buffer(self, i):
+        """The GRB bytearray (3 bytes per LED) of chain i to draw the next frame into."""
+        return self._back[i]
+
+    def busy(self, i):
+        """True while chain i's previous frame is still on the wire (or latching)."""
+        if not self.pio:
+            return False  # neopixel.write() returns only when the frame is out
+        if self._dma[i].active():
+            return True
+        return ticks_diff(self._until[i], ticks_ms()) > 0
+
+    def show(self, i):
+        """Send chain i's buffer. On rp2 this returns once the DMA is started; it waits only
+        if the previous frame of this chain is still being sent."""
+        while self.busy(i):
+            pass
+        if self.pio:
+            front = self._front[i]
+            front[:] = self._back[i]
+            self._dma[i].config(read=front, write=self._sm[i], count=len(front),
+                                ctrl=self._ctrl[i], trigger=True)
+        else:
+            self._np[i].write()
+        self._until[i] = ticks_add(ticks_ms(), self._wire_ms[i])
+
+    def show_all(self):
+        for i in range(len(self._back)):
+            self.show(i)
+
+    def deinit(self):
+        for i in range(len(self._dma)):
+            while self._dma[i].active():
+                pass
+            self._dma[i].close()
+            self._sm[i].active(0)
+        if self._sm:
+            rp2.PIO(0).remove_program(_ws2812)
+        self._dma = []
+        self._sm = []
