@@ -135,6 +135,8 @@ FAULTS = [
      "profile duo: led_chains.0.leds is 120 but its rings hold 108 LEDs"),
     ("quad", setp(["positions", "3.S", "ring", "leds"], 12),
      "profile quad: led_chains.3.leds is 120 but its rings hold 108 LEDs"),
+    ("duo", lambda d: d["led_chains"].append({"pin": 6, "leds": 10, "feed_ma": 2000}),
+     "profile duo: led_chains.2 drives no ring"),
     ("duo", setp(["positions", "0.1", "ring", "chain"], 2),
      "profile duo: positions.0.1.ring.chain 2 is not 0-1"),
     ("duo", setp(["positions", "0.1", "ring", "leds"], 0),
@@ -180,7 +182,7 @@ FAULTS = [
     ("duo", setp(["positions", "0.1", "xy_mm"], [500, 90]),
      "profile duo: positions.0.1.xy_mm [500, 90] puts it past the edge of the 450 x 130 mm board"),
     ("duo", setp(["positions", "0.2", "xy_mm"], [120, 90]),
-     "profile duo: positions.0.2.xy_mm [120, 90] overlaps 0.1"),
+     "profile duo: positions.0.2.xy_mm [120, 90] overlaps 0.1 (centres closer than 37 mm)"),
     ("duo", setp(["positions", "0.2", "xy_mm"], [120]),
      "profile duo: positions.0.2.xy_mm must be a list of two numbers, got [120]"),
     ("duo", setp(["geometry", "pit_ring_mm"], [20, 30]),
@@ -262,3 +264,21 @@ def test_profile_answers_the_apps_seat_question():
     assert p.seat_error({"variant": "basic", "players": 4, "pits": 4}) is None
     assert p.seat_error({"variant": "basic", "players": 2, "pits": 7}) == \
         "board quad cannot seat basic with 7 pits: its sides have 6 pits"
+
+
+def test_messages_quoted_in_docs_are_the_real_ones():
+    # docs/profiles.md section 5 quotes the messages; each must be one the checks produce.
+    import re
+    with open(os.path.join(ROOT, "docs", "profiles.md")) as f:
+        text = f.read()
+    section = text.split("## 5. The checks")[1].split("## 6.")[0]
+    quoted = [q.split(" (...)")[0] for q in re.findall(r"`(profile duo: [^`]*)`", section)]
+    assert len(quoted) >= 20
+    produced = []
+    for name, fn, expected in FAULTS:
+        try:
+            profile.check(mutate(name, fn))
+        except ValueError as e:
+            produced.append(str(e))
+    for q in quoted:
+        assert any(m.startswith(q) for m in produced), q

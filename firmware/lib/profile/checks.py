@@ -27,6 +27,8 @@ def _is_num(v):
 
 
 def _show(v):
+    if isinstance(v, float) and v == int(v):
+        v = int(v)  # 37.0 reads as 37 in a message
     try:
         return json.dumps(v)
     except Exception:
