@@ -37,6 +37,9 @@ class Game:
         self._captured = 0
         self._capture_opp = 0
         self._swept = None
+        # [seat, pit] of every board index (pit 0 = store), shared by all records: read-only.
+        w = n + 1
+        self._names = [[i // w, (i + 1) % w] for i in range(p * w)]
         self._tables()
 
     # ----------------------------------------------------------------- sowing tables
@@ -252,11 +255,12 @@ class Game:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
         # The positions sown, walked on the table before the board changes.
         nxt = self._next[mover]
+        names = self._names
         sown = []
         i = start
         for _ in range(stones):
             i = nxt[i]
-            sown.append([i // w, (i + 1) % w])
+            sown.append(names[i])
         self.push(pit)
         capture = None
         if self._captured:
