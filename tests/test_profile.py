@@ -6,6 +6,7 @@ import math
 import os
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT
 
@@ -282,3 +283,38 @@ def test_messages_quoted_in_docs_are_the_real_ones():
             produced.append(str(e))
     for q in quoted:
         assert any(m.startswith(q) for m in produced), q
+
+
+def _paths(d, prefix=()):
+    """Every path to a value inside d (dict keys and list indices)."""
+    out = [prefix]
+    if isinstance(d, dict):
+        for k in d:
+            out.extend(_paths(d[k], prefix + (k,)))
+    elif isinstance(d, list):
+        for i in range(len(d)):
+            out.extend(_paths(d[i], prefix + (i,)))
+    return out
+
+
+JUNK = [None, True, False, 0, -1, 1, 3.5, 1e9, "", "x", "0x5A", "0.S", [], [1], [1, 2],
+        ["0x5A"], {}, {"chip": "0x5A"}, {"ring": {}}]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["duo", "quad"]), st.data())
+def test_any_damage_is_a_sentence_never_a_traceback(name, data):
+    d = raw(name)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(d)[1:]))
+        parent = d
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and data.draw(st.booleans()):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = copy.deepcopy(data.draw(st.sampled_from(JUNK)))
+    try:
+        profile.check(d)
+    except ValueError as e:
+        assert str(e).startswith("profile ") and "\n" not in str(e)
