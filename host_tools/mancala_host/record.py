@@ -1,0 +1,233 @@
+"""`record`: follow the board's events and write every finished game to the game log.
+
+`GameTracker` builds the game in progress from `new_game`, `move`, `resign` and `undo` events
+and checks every event's state against the engine, so a line it writes always replays. When
+the line goes away (unplugged, sim killed) the tracker is kept; after the board is back it
+compares the board's `state` with its own, recovers moves made while away by a short search,
+and otherwise drops the game with a message rather than write a broken record.
+"""
+
+import sys
+import time
+
+from . import gamelog
+from .errors import BoardError
+from .session import open_client
+
+HEARTBEAT_S = 5.0  # silence after which record asks the board whether it is still there
+RECOVER_DEPTH = 4  # moves searched to bridge a gap while the board was away
+
+
+def _say(text):
+    print(text, flush=True)
+
+
+class GameTracker:
+    def __init__(self, out, say=_say):
+        self.out = out
+        self.say = say
+        self.game = None  # the log entry being built
+        self.engine = None
+        self.t0 = None
+        self.written = 0
+        self.board = {}
+        self.config = {}
+
+    # -- set-up and resync ----------------------------------------------------------------
+    def attach(self, client):
+        """Take the board's identity, config and game after (re)connecting."""
+        hello = client.hello_answer or {}
+        self.board = {"profile": hello.get("board"), "firmware": hello.get("firmware")}
+        self.config = client.request("get_config").get("config") or {}
+        answer = client.request("state")
+        state, moves = answer["state"], answer.get("moves")
+        if self.game is not None:
+            self._resync(state, moves)
+        if self.game is None and not state.get("over"):
+            if moves == 0:
+                self._start(state, answer.get("first", state.get("turn")))
+            else:
+                self.say("A game with %s move(s) is already under way; recording starts with the "
+                         "next new game." % moves)
+
+    def _resync(self, state, moves):
+        kept = len(self.game["moves"])
+        if self.engine.to_dict() == state:
+            self.say("The board is back; the game in progress continues (%d move(s) kept)." % kept)
+            return
+        path = _search(self.engine, state, RECOVER_DEPTH)
+        if path is not None:
+            t = self._t()
+            for pit in path:
+                seat = self.engine.turn
+                self.engine.play(pit)
+                self.game["moves"].append({"seat": seat, "pit": pit, "t": t, "recovered": True})
+            self.say("The board is back; %d move(s) made while it was away were recovered from its "
+                     "state, and the game continues." % len(path))
+            if self.engine.over:
+                self._finish()
+            return
+        self.say("The board is back, but its game is not the one being recorded any more; the %d "
+                 "recorded move(s) of that game are dropped rather than written as a broken "
+                 "record." % kept)
+        self.game = None
+
+    # -- events ---------------------------------------------------------------------------
+    def on_event(self, ev):
+        name = ev.get("event")
+        if name == "config":
+            self.config = ev.get("config") or self.config
+        elif name == "new_game":
+            if self.game is not None and self.game["moves"]:
+                self.say("A new game was started; the unfinished game (%d move(s)) is not written."
+                         % len(self.game["moves"]))
+            self._start(ev["state"], ev.get("first", ev["state"].get("turn")))
+        elif name in ("move", "resign", "undo") and self.game is not None:
+            self._follow(name, ev)
+        elif name == "undo" and self.engine is not None and self.engine.over:
+            self.say("A move of the finished game was taken back on the board; the log keeps the "
+                     "game as it ended.")
+
+    def _follow(self, name, ev):
+        try:
+            if name == "move":
+                self.engine.play(ev["pit"])
+                entry = {"seat": ev["seat"], "pit": ev["pit"], "t": self._t()}
+                if ev.get("by"):
+                    entry["by"] = ev["by"]
+                self.game["moves"].append(entry)
+            elif name == "resign":
+                self.engine.resign(ev["seat"])
+                self.game["moves"].append({"seat": ev["seat"], "resign": True, "t": self._t()})
+            else:
+                self.engine.undo()
+                self.game["moves"].pop()
+        except (ValueError, KeyError, IndexError) as exc:
+            self._lost_track("the board's %s event does not fit the game (%s)" % (name, exc))
+            return
+        if "state" in ev and self.engine.to_dict() != ev["state"]:
+            self._lost_track("after a %s the board's state differs from the engine's" % name)
+            return
+        if self.engine.over:
+            self._finish()
+
+    def _lost_track(self, why):
+        self.say("Recording lost track of the game in progress: %s; its %d move(s) are not "
+                 "written." % (why, len(self.game["moves"])))
+        self.game = None
+
+    # -- games ----------------------------------------------------------------------------
+    def _start(self, state, first):
+        seats = list(self.config.get("seats") or [])[:len(state["pits"])]
+        self.game = gamelog.new_game(dict(self.board), state["rules"], seats, first)
+        self.engine = gamelog.start_engine(self.game)
+        self.t0 = time.monotonic()
+        if self.engine.to_dict() != state:
+            self.say("The board's new game does not match its rules; it is not recorded.")
+            self.game = None
+            return
+        self.say("Recording a new game: %s." % _label(state["rules"]))
+
+    def _finish(self):
+        state = self.engine.to_dict()
+        self.game["ended"] = gamelog.utc_now()
+        self.game["result"] = {"places": state["places"], "stores": state["stores"]}
+        gamelog.check_game(self.game)  # never write a line that does not replay
+        gamelog.append_game(self.out, self.game)
+        self.written += 1
+        self.say("Game %d written to %s: %d moves, stores %s, places %s." % (
+            self.written, self.out, len(self.game["moves"]), state["stores"], state["places"]))
+        self.game = None
+
+    def _t(self):
+        return round(time.monotonic() - self.t0, 1)
+
+    @property
+    def in_progress(self):
+        return len(self.game["moves"]) if self.game is not None else None
+
+
+def _label(rules):
+    from .view import rules_label
+
+    return rules_label(rules)
+
+
+def _search(engine, target, depth):
+    """The shortest list of pits (up to `depth`) that takes `engine` to the state `target`."""
+    for d in range(1, depth + 1):
+        path = _dfs(engine, target, d)
+        if path is not None:
+            return path
+    return None
+
+
+def _dfs(engine, target, depth):
+    if engine.over:
+        return None
+    for pit in engine.legal_moves():
+        engine.play(pit)
+        try:
+            if engine.to_dict() == target:
+                return [pit]
+            if depth > 1:
+                rest = _dfs(engine, target, depth - 1)
+                if rest is not None:
+                    return [pit] + rest
+        finally:
+            engine.undo()
+    return None
+
+
+def _connect(args):
+    return open_client(args.port, args.timeout)
+
+
+def _reconnect(args, tracker, why):
+    n = tracker.in_progress
+    tracker.say("The board went away (%s). Waiting for it to come back%s; stop with Ctrl-C." % (
+        why.rstrip("."), "; the game in progress (%d move(s)) is kept" % n if n is not None else ""))
+    since = time.monotonic()
+    while True:
+        if args.reconnect_timeout and time.monotonic() - since > args.reconnect_timeout:
+            raise BoardError("The board stayed away for %g s; %d game(s) were written to %s." % (
+                args.reconnect_timeout, tracker.written, tracker.out))
+        try:
+            client = _connect(args)
+            tracker.attach(client)
+            return client
+        except BoardError:
+            time.sleep(0.3)
+
+
+def run(args):
+    tracker = GameTracker(args.out)
+    client = _connect(args)
+    try:
+        tracker.attach(client)
+        tracker.say("Recording games from %s to %s; stop with Ctrl-C." % (client.name, args.out))
+        quiet_since = time.monotonic()
+        while not (args.games and tracker.written >= args.games):
+            ev = None
+            try:
+                ev = client.next_event(0.5)
+                if ev is None and time.monotonic() - quiet_since > HEARTBEAT_S:
+                    client.request("hello", timeout=2.0)  # is it still there?
+                    quiet_since = time.monotonic()
+            except BoardError as exc:  # PortLost, or silence on the heartbeat
+                client.close()
+                client = _reconnect(args, tracker, str(exc))
+                quiet_since = time.monotonic()
+            if ev is not None:
+                quiet_since = time.monotonic()
+                tracker.on_event(ev)
+    except KeyboardInterrupt:
+        n = tracker.in_progress
+        tracker.say("Stopped: %d game(s) written to %s%s." % (
+            tracker.written, args.out,
+            "; the unfinished game (%d move(s)) is not written" % n if n else ""))
+    finally:
+        client.close()
+    sys.stdout.flush()
+    return 0
+

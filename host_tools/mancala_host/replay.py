@@ -1,0 +1,88 @@
+"""`replay FILE`: check every game of a log with the engine; `--step` walks one game.
+
+The exit code is 0 when every game adds up and 1 when any does not (each one is named with
+its line and the reason), so a script can check a log.
+"""
+
+import sys
+import time
+
+from . import gamelog
+from .errors import BoardError
+from .view import board_lines, record_words, rules_label
+
+
+def run(args):
+    if args.step:
+        return step(args)
+    total = 0
+    bad = []
+    for number, game, reason in gamelog.read_log(args.file):
+        total += 1
+        if game is not None:
+            try:
+                gamelog.check_game(game)
+            except ValueError as exc:
+                reason = str(exc)
+        if reason:
+            bad.append((number, reason))
+    for number, reason in bad:
+        print("%s line %d: %s." % (args.file, number, reason))
+    good = total - len(bad)
+    print("%s: %d game(s), %d replay correctly, %d do not." % (args.file, total, good, len(bad)))
+    return 1 if bad or not total else 0
+
+
+def _pick(args):
+    games = list(gamelog.read_log(args.file))
+    if not 1 <= args.game <= len(games):
+        raise BoardError("%s has %d game(s); --game must be from 1 to %d." % (args.file, len(games), len(games)))
+    number, game, reason = games[args.game - 1]
+    if reason:
+        raise BoardError("Game %d (line %d of %s) cannot be shown: %s." % (args.game, number, args.file, reason))
+    return number, game
+
+
+def step(args):
+    number, game = _pick(args)
+    try:
+        engine = gamelog.start_engine(game)
+    except ValueError as exc:
+        raise BoardError("Game %d cannot be shown: %s." % (args.game, exc))
+    interactive = args.delay is None and sys.stdin.isatty()
+    print("Game %d of %s: %s; seats %s; seat %d starts; %d moves." % (
+        args.game, args.file, rules_label(game["rules"]),
+        ", ".join(_seat(s) for s in game.get("seats") or []), game["first"], len(game["moves"])))
+    _show(engine, args)
+    for i, move in enumerate(game["moves"], 1):
+        if interactive:
+            try:
+                input("-- Enter for move %d of %d (Ctrl-C to stop) --" % (i, len(game["moves"])))
+            except EOFError:
+                interactive = False
+        elif args.delay:
+            time.sleep(args.delay)
+        try:
+            record = gamelog.apply_move(engine, move, i)
+        except ValueError as exc:
+            raise BoardError("Game %d stops adding up: %s." % (args.game, exc))
+        by = " [%s]" % move["by"] if move.get("by") and move["by"] != "human" else ""
+        stamp = " at %.1f s" % move["t"] if isinstance(move.get("t"), (int, float)) else ""
+        print("")
+        print("Move %d%s%s: %s" % (i, stamp, by, record_words(record)))
+        _show(engine, args)
+    if not engine.over:
+        print("The log ends here, before the game is over.")
+        return 1
+    return 0
+
+
+def _seat(seat):
+    if isinstance(seat, dict) and seat.get("kind") == "cpu":
+        return "CPU level %s" % seat.get("level", "?")
+    return "human"
+
+
+def _show(engine, args):
+    for line in board_lines(engine.to_dict(), colour=getattr(args, "colour", False)):
+        print("  " + line)

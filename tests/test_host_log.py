@@ -1,0 +1,225 @@
+"""The game log: the tracker builds it from board events, replay checks it, stats/export read it.
+
+Games are played by the real engine with a seeded random player; the tracker sees them only as
+protocol events, as `record` does. Broken lines must be named, counted and skipped.
+"""
+
+import csv
+import io
+import json
+import random
+
+import pytest
+
+from fakeport import ANSWER, CONFIG, FakePort, board_script
+
+from mancala import Game, Rules
+from mancala_host import cli, gamelog
+from mancala_host.client import Client
+from mancala_host.record import GameTracker
+
+VARIANTS = [
+    {"variant": "kalah"},
+    {"preset": "kalah-empty-capture"},
+    {"variant": "basic", "players": 2, "pits": 7},
+    {"variant": "basic", "players": 3},
+    {"variant": "basic", "players": 4, "pits": 4, "seeds": 3},
+]
+
+
+def events_of_game(rules, first, rnd, resign_at=None):
+    """The board's events for one random game: new_game, move/resign..., game_over."""
+    game = Game(Rules.from_dict(rules), first=first)
+    yield {"event": "new_game", "state": game.to_dict(), "first": first, "source": "serial"}
+    n = 0
+    while not game.over:
+        n += 1
+        if resign_at is not None and n == resign_at:
+            seat = game.turn
+            rec = game.resign(seat)
+            yield {"event": "resign", "seat": seat, "record": rec, "state": game.to_dict()}
+            continue
+        seat, pit = game.turn, rnd.choice(game.legal_moves())
+        rec = game.play(pit)
+        yield {"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict(),
+               "by": "human", "source": "pad"}
+    state = game.to_dict()
+    yield {"event": "game_over", "places": state["places"], "stores": state["stores"]}
+
+
+def make_log(path, rnd, count=10):
+    said = []
+    tracker = GameTracker(str(path), say=said.append)
+    tracker.board = {"profile": "quad", "firmware": "0.1.0"}
+    tracker.config = {"seats": [{"kind": "human"}, {"kind": "cpu", "level": 2}, {"kind": "human"}, {"kind": "human"}]}
+    for i in range(count):
+        rules = VARIANTS[i % len(VARIANTS)]
+        players = Rules.from_dict(rules).players
+        for ev in events_of_game(rules, i % players, rnd, resign_at=9 if i == 3 else None):
+            tracker.on_event(ev)
+    return tracker, said
+
+
+def test_tracker_writes_games_that_replay(tmp_path):
+    log = tmp_path / "games.jsonl"
+    tracker, said = make_log(log, random.Random(1), count=10)
+    assert tracker.written == 10
+    lines = log.read_text().splitlines()
+    assert len(lines) == 10
+    for text in lines:
+        game = json.loads(text)
+        assert game["format"] == "mancala-game-log" and game["version"] == 1
+        assert game["board"] == {"profile": "quad", "firmware": "0.1.0"}
+        assert len(game["seats"]) == len(game["result"]["places"])
+        engine, records = gamelog.check_game(game)
+        assert engine.to_dict()["stores"] == game["result"]["stores"]
+        assert all(isinstance(m["t"], float) for m in game["moves"])
+    assert any(m.get("resign") for m in json.loads(lines[3])["moves"])
+    assert json.loads(lines[1])["rules"]["capture"] == "always"
+
+
+def test_undo_removes_the_move_from_the_record(tmp_path):
+    log = tmp_path / "g.jsonl"
+    tracker = GameTracker(str(log), say=lambda s: None)
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
+    rec = game.play(1)
+    tracker.on_event({"event": "move", "seat": 0, "pit": 1, "record": rec, "state": game.to_dict()})
+    game.undo()
+    tracker.on_event({"event": "undo", "state": game.to_dict()})
+    assert tracker.game["moves"] == []
+    rec = game.play(3)  # an extra move: the last stone lands in seat 0's store
+    tracker.on_event({"event": "move", "seat": 0, "pit": 3, "record": rec, "state": game.to_dict()})
+    assert [(m["seat"], m["pit"]) for m in tracker.game["moves"]] == [(0, 3)]
+
+
+def test_event_that_does_not_fit_drops_the_game_not_the_log(tmp_path):
+    said = []
+    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=said.append)
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
+    wrong = game.to_dict()
+    wrong["stores"] = [9, 9]
+    tracker.on_event({"event": "move", "seat": 0, "pit": 2, "record": {}, "state": wrong})
+    assert tracker.game is None and "lost track" in said[-1]
+
+
+def _attach(tracker, state, moves, first=0):
+    answer = {"id": ANSWER, "ok": True, "state": state, "first": first, "moves": moves}
+    client = Client(FakePort(board_script(state=[answer])), timeout=0.3)
+    client.hello()
+    tracker.attach(client)
+
+
+def test_reconnect_recovers_moves_made_while_away(tmp_path):
+    said = []
+    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=said.append)
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    _attach(tracker, game.to_dict(), 0)
+    assert tracker.game is not None and tracker.board["profile"] == "duo"
+    for pit in (1, 2):
+        seat = game.turn
+        rec = game.play(pit)
+        tracker.on_event({"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict()})
+    _attach(tracker, game.to_dict(), 2)  # back with nothing missed
+    assert "continues (2 move(s) kept)" in said[-1]
+    game.play(5)
+    game.play(6)  # two moves the host did not see
+    _attach(tracker, game.to_dict(), 4)
+    assert "2 move(s) made while it was away were recovered" in said[-1]
+    assert [m["pit"] for m in tracker.game["moves"]] == [1, 2, 5, 6]
+    other = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=1)
+    other.play(2)
+    _attach(tracker, other.to_dict(), 1)
+    assert tracker.game is None and "dropped rather than written as a broken record" in said[-2]
+    assert "recording starts with the next new game" in said[-1]
+
+
+def test_replay_names_each_bad_game_and_goes_on(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    make_log(log, random.Random(2), count=5)
+    lines = log.read_text().splitlines()
+    bad_result = json.loads(lines[0])
+    bad_result["result"]["stores"] = [0, 48]
+    illegal = json.loads(lines[2])
+    illegal["moves"][0]["seat"] = (illegal["first"] + 1) % len(illegal["result"]["places"])
+    cut = json.loads(lines[4])
+    cut["moves"] = cut["moves"][:3]
+    text = "\n".join([json.dumps(bad_result), lines[1], json.dumps(illegal), "{not json", json.dumps(cut),
+                      lines[3], '{"format": "something-else"}']) + "\n"
+    log.write_text(text)
+    code = cli.main(["replay", str(log)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "7 game(s), 2 replay correctly, 5 do not." in out
+    assert "line 1: the log says places" in out and "stores [0, 48]" in out
+    assert "line 3: move 1: seat" in out and "turn" in out
+    assert "line 4: it is not valid JSON" in out
+    assert "line 5: the moves stop before the game ends" in out
+    assert "line 7: it is not a game-log entry" in out
+    code = cli.main(["stats", str(log)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "2 game(s) counted, 5 skipped" in out
+    assert err.count("skipped ") == 5
+
+
+def test_good_log_replays_and_steps(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    make_log(log, random.Random(3), count=5)
+    assert cli.main(["replay", str(log)]) == 0
+    assert "5 game(s), 5 replay correctly, 0 do not." in capsys.readouterr().out
+    game = json.loads(log.read_text().splitlines()[3])
+    assert cli.main(["replay", str(log), "--step", "--game", "4", "--delay", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\nMove ") == len(game["moves"])
+    assert "Basic, 3 players, 6 pits, 4 seeds" in out and "Game over" in out
+    assert cli.main(["replay", str(log), "--step", "--game", "9"]) == 1
+    assert "has 5 game(s)" in capsys.readouterr().err
+
+
+def test_stats_tables_count_what_the_log_holds(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    make_log(log, random.Random(4), count=10)
+    games = [json.loads(l) for l in log.read_text().splitlines()]
+    assert cli.main(["stats", str(log)]) == 0
+    out = capsys.readouterr().out
+    kalah = [g for g in games if g["rules"]["variant"] == "kalah" and g["rules"]["capture"] == "nonempty"]
+    seat0 = sum(1 for g in kalah if g["result"]["places"] == [1, 2])
+    row = [l for l in out.splitlines() if l.startswith("kalah 6x4")][0].split()
+    assert int(row[2]) == len(kalah) and int(row[3]) == seat0
+    assert "First player's advantage" in out and "Game length" in out and "Average margin" in out
+    assert "10 game(s) counted, 0 skipped" in out
+
+
+def test_stats_plot_writes_a_png(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    make_log(log, random.Random(5), count=6)
+    png = tmp_path / "stats.png"
+    assert cli.main(["stats", str(log), "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
+
+
+def test_export_csv_one_row_per_move(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    make_log(log, random.Random(6), count=4)
+    games = [json.loads(l) for l in log.read_text().splitlines()]
+    out = tmp_path / "moves.csv"
+    assert cli.main(["export", "--csv", str(log), "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == sum(len(g["moves"]) for g in games)
+    last = [r for r in rows if r["game"] == "1"][-1]
+    assert last["stores_after"] == " ".join(str(s) for s in games[0]["result"]["stores"])
+
+
+def test_missing_log_is_one_sentence(tmp_path, capsys):
+    assert cli.main(["replay", str(tmp_path / "nope.jsonl")]) != 0
+    err = capsys.readouterr().err
+    assert "Could not read the game log" in err and "Traceback" not in err
+
+
+def test_torn_last_line_is_stepped_over(tmp_path):
+    log = tmp_path / "games.jsonl"
+    log.write_text('{"format": "mancala-game-log", "vers')  # a write cut by a crash
+    tracker, _ = make_log(log, random.Random(7), count=1)
+    results = list(gamelog.read_log(str(log)))
+    assert results[0][2].startswith("it is not valid JSON") and results[1][1] is not None
