@@ -138,7 +138,6 @@ class MPR121Model:
             self._apply_queue(now, True)
             return
         regs = self.regs
-        self._apply_queue(now)
         esi, settle, dt, dr = self._timing_ms()
         enabled = regs[REG_ECR] & 0x0F
         if enabled > 12:
@@ -163,6 +162,8 @@ class MPR121Model:
         status &= (1 << enabled) - 1
         regs[0] = status & 0xFF
         regs[1] = (regs[1] & 0xF0) | (status >> 8)
+        # Only now the next queued change: this read has seen the previous one settle.
+        self._apply_queue(now)
 
     # -- I2C side ------------------------------------------------------------------------
     def read_into(self, reg, buf):
