@@ -27,7 +27,7 @@ class CommandError(Exception):
     """A request that cannot be carried out; code is one of the stable codes above."""
 
     def __init__(self, code, message):
-        Exception.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
 

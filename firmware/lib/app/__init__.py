@@ -1,0 +1,264 @@
+"""The board's application: the game flow that pads and the serial line both drive.
+
+App holds the config, the game in progress (app.session) and the seating, and offers the
+actions a person can take: new game, press, resign, undo, set config. Every action first
+changes the game, then shows it (the display's first LED change comes before anything slow),
+then saves it to flash, and only then sends its events; the protocol's answer follows the
+events. So anything acknowledged over serial is on the flash (docs/protocol.md §7).
+
+Pads arrive as touch events (kind, position id) and are turned into the same actions here;
+app.menu holds the board-only settings menu. The main loop lives in app.loop; main() below
+builds everything from the profile and runs it.
+"""
+
+from mancala import IllegalMove
+
+import storage
+from app import config as configs
+from app.session import Session, FORMAT as GAME_FORMAT
+from protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
+
+FIRMWARE_VERSION = "0.1.0"
+SETTINGS_FILE = "settings.json"
+GAME_FILE = "game.json"
+SETTINGS_FORMAT = "mancala-settings"
+
+
+class App:
+    def __init__(self, profile, display, emit, flash=""):
+        """profile: the checked board profile; display: see app.hardware.NullDisplay for the
+        calls used; emit(name, fields) sends an event; flash: directory prefix for files."""
+        self.profile = profile
+        self.display = display
+        self.emit = emit
+        self.settings_path = flash + SETTINGS_FILE
+        self.game_path = flash + GAME_FILE
+        self.config = configs.defaults(profile)
+        self.session = None
+        self.seating = None
+        self.menu = None
+
+    # ------------------------------------------------------------------ boot
+    def boot(self):
+        """Loads settings and the saved game; reports any problem as a log event."""
+        import profile as profiles
+        self._profiles = profiles
+        problems = []
+        saved, problem = storage.load(self.settings_path, SETTINGS_FORMAT)
+        if problem:
+            problems.append(problem)
+        if saved is not None:
+            self.config, bad = configs.restore(saved.get("config"), self.profile)
+            problems.extend(bad)
+        if problem or (saved is not None and bad):
+            self._save_settings()
+        resumed = False
+        saved, problem = storage.load(self.game_path, GAME_FORMAT)
+        if problem:
+            problems.append(problem)
+        if saved is not None:
+            try:
+                session, why = Session.from_saved(saved)
+                self._use(session)
+                resumed = True
+                if why:
+                    problems.append(why)
+            except ValueError as e:
+                problems.append("The saved game could not be restored (%s); a new game was "
+                                "started." % e)
+        if not resumed:
+            self._use(Session(self.config["rules"], 0))
+            self._save_game()
+        self.apply_display_settings()
+        self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
+                           "resumed": resumed})
+        for p in problems:
+            self.log("warning", p)
+
+    def log(self, level, message):
+        self.emit("log", {"level": level, "message": message})
+
+    def _use(self, session):
+        """Makes session the game in progress (ValueError if this board cannot seat it)."""
+        g = session.game
+        seating = self._profiles.seating(self.profile, g.players, g.pits)
+        self.session = session
+        self.seating = seating
+        self.display.set_game(seating, g.to_dict())
+
+    # ------------------------------------------------------------------ saving
+    def _save_settings(self):
+        self._save(self.settings_path, {"format": SETTINGS_FORMAT, "config": self.config})
+
+    def _save_game(self):
+        self._save(self.game_path, self.session.to_saved())
+
+    def _save(self, path, obj):
+        try:
+            storage.save(path, obj)
+        except OSError as e:
+            self.log("error", "Saving %s failed (%s); the change is kept until power-off."
+                     % (path, e))
+
+    # ------------------------------------------------------------------ actions
+    def state(self):
+        return self.session.game.to_dict()
+
+    def set_config(self, patch, source):
+        """Checks patch whole and applies it; CommandError(bad_config) if any part is wrong."""
+        try:
+            new, warnings = configs.check(self.config, patch, self.profile)
+        except ValueError as e:
+            raise CommandError(BAD_CONFIG, str(e))
+        self.close_menu()
+        if new != self.config:
+            self.config = new
+            self._save_settings()
+            self.apply_display_settings()
+            self.emit("config", {"config": new, "source": source})
+        return new, warnings
+
+    def apply_display_settings(self):
+        c = self.config
+        self.display.settings(c["brightness"], c["power_limit_ma"], c["animation_ms"])
+
+    def next_first(self, players):
+        if not self.config["rotate_starter"] or self.session is None:
+            return 0
+        return (self.session.first + 1) % players
+
+    def new_game(self, source, rules=None, first=None):
+        """Starts a game; rules (optional) are checked and saved as set_config does."""
+        warnings = []
+        players = self.config["rules"]["players"]
+        if rules is not None:
+            try:
+                checked, _ = configs.check(self.config, {"rules": rules}, self.profile)
+            except ValueError as e:
+                raise CommandError(BAD_CONFIG, str(e))
+            players = checked["rules"]["players"]
+        if first is not None and (isinstance(first, bool) or not isinstance(first, int)
+                                  or not 0 <= first < players):
+            raise CommandError("bad_request", "first must be a seat from 0 to %d, got %s."
+                               % (players - 1, first))
+        if rules is not None:
+            _, warnings = self.set_config({"rules": rules}, source)
+        if first is None:
+            first = self.next_first(players)
+        self.close_menu()
+        self.display.finish()
+        self._use(Session(self.config["rules"], first))
+        self._save_game()
+        self.emit("new_game", {"state": self.state(), "first": first, "source": source})
+        return first, warnings
+
+    def press(self, seat, pit, source, by="human"):
+        """Plays pit for seat (None = the seat to move). Returns the move record."""
+        self.display.finish()
+        try:
+            record = self.session.play(seat, pit)
+        except IllegalMove as e:
+            raise CommandError(ILLEGAL_MOVE, _sentence(e))
+        self.close_menu()
+        state = self.state()
+        self.display.play(record, state)
+        self._save_game()
+        self.emit("move", {"seat": record["seat"], "pit": record["pit"], "record": record,
+                           "state": state, "by": by, "source": source})
+        self._game_over(state)
+        return record
+
+    def resign(self, seat, source):
+        self.display.finish()
+        try:
+            record = self.session.resign(seat)
+        except IllegalMove as e:
+            raise CommandError(ILLEGAL_MOVE, _sentence(e))
+        self.close_menu()
+        state = self.state()
+        self.display.play(record, state)
+        self._save_game()
+        self.emit("resign", {"seat": record["seat"], "record": record, "state": state,
+                             "source": source})
+        self._game_over(state)
+        return record
+
+    def undo(self, source):
+        self.display.finish()
+        if not self.session.undo():
+            raise CommandError(NOTHING_TO_UNDO, "There is no move in this game to take back.")
+        self.close_menu()
+        state = self.state()
+        self.display.set_state(state)
+        self._save_game()
+        self.emit("undo", {"state": state, "source": source})
+        return state
+
+    def _game_over(self, state):
+        if state["over"]:
+            self.emit("game_over", {"places": state["places"], "stores": state["stores"]})
+
+    # ------------------------------------------------------------------ pads
+    def touch(self, kind, pos, now):
+        """One touch event from the touch layer."""
+        if kind == "press" and self.display.busy():
+            self.display.finish()  # a touch anywhere skips the animation, and only that
+            return
+        if self.menu is not None:
+            self.menu.touch(kind, pos, now)
+            return
+        where = self.seating.seat_pit(pos)
+        if where is not None and where[1] == 0:
+            self._store_touch(kind, where[0], pos, now)
+            return
+        if kind != "press":
+            return
+        if where is None:
+            self._refuse(pos, None, None, "This pit is not used in this game.")
+            return
+        seat, pit = where
+        try:
+            self.press(seat, pit, "pad")
+        except CommandError as e:
+            self._refuse(pos, seat, pit, e.message)
+
+    def _store_touch(self, kind, seat, pos, now):
+        if kind == "double":
+            try:
+                self.undo("pad")
+            except CommandError as e:
+                self._refuse(pos, seat, 0, e.message)
+        elif kind == "long":
+            from app.menu import Menu
+            self.menu = Menu(self, seat, pos, now)
+            self.emit("menu", {"open": True, "seat": seat})
+
+    def close_menu(self):
+        if self.menu is not None:
+            seat = self.menu.seat
+            self.menu = None
+            self.display.set_state(self.state())
+            self.emit("menu", {"open": False, "seat": seat})
+
+    def _refuse(self, pos, seat, pit, reason):
+        self.display.refuse(pos)
+        self.emit("refused", {"pos": pos, "seat": seat, "pit": pit, "reason": reason})
+
+    def tick(self, now):
+        """Everything that runs on time rather than on input."""
+        if self.menu is not None:
+            self.menu.tick(now)
+        self.display.tick(now)
+
+
+def _sentence(e):
+    s = str(e)
+    if not s:
+        return "That move is not allowed now."
+    s = s[0].upper() + s[1:]
+    return s if s.endswith(".") else s + "."
+
+
+def main():
+    from app.loop import run
+    run()

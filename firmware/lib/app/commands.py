@@ -1,0 +1,63 @@
+"""The serial commands (docs/protocol.md §4): each takes the request and calls the same App
+action a touch would, so the pads and the serial line can never disagree."""
+
+from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, need_int
+from mancala import VARIANTS
+
+NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo")
+
+
+def table(app):
+    """The command table for protocol.Protocol: name -> handler(request) -> answer fields."""
+
+    def hello(req):
+        p = app.profile
+        return {"firmware": _version(), "protocol": PROTOCOL_VERSION, "board": p.name,
+                "variants": list(VARIANTS), "sides": p.sides, "pits_per_side": p.pits_per_side,
+                "commands": list(NAMES)}
+
+    def get_config(req):
+        return {"config": app.config}
+
+    def set_config(req):
+        if "config" not in req:
+            raise CommandError(BAD_REQUEST, "set_config needs \"config\", an object with the "
+                               "keys to change.")
+        config, warnings = app.set_config(req["config"], "serial")
+        return {"config": config, "warnings": warnings}
+
+    def new_game(req):
+        first, warnings = app.new_game("serial", req.get("rules"), req.get("first"))
+        return {"state": app.state(), "first": first, "warnings": warnings}
+
+    def state(req):
+        s = app.session
+        return {"state": app.state(), "first": s.first, "moves": len(s.moves)}
+
+    def _seat(req):
+        if req.get("seat") is None:
+            return None
+        return need_int(req, "seat", 0, app.session.game.players - 1)
+
+    def press(req):
+        seat = _seat(req)
+        pit = need_int(req, "pit", 1, app.session.game.pits)
+        record = app.press(seat, pit, "serial")
+        return {"state": app.state(), "record": record}
+
+    def resign(req):
+        seat = _seat(req)
+        record = app.resign(seat, "serial")
+        return {"state": app.state(), "record": record}
+
+    def undo(req):
+        return {"state": app.undo("serial")}
+
+    return {"hello": hello, "get_config": get_config, "set_config": set_config,
+            "new_game": new_game, "state": state, "press": press, "resign": resign,
+            "undo": undo}
+
+
+def _version():
+    from app import FIRMWARE_VERSION
+    return FIRMWARE_VERSION

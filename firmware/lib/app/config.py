@@ -1,0 +1,144 @@
+"""The board's config (docs/protocol.md §6): defaults, and checking a change as a whole.
+
+check() builds the complete new config from the old one and a patch, or raises ValueError
+with one sentence that names the key; nothing is half-applied because the caller only swaps
+in the result. The rules go through the engine's Rules and then the profile's seating check.
+
+What depends on the board comes in a `board` object with: sides, budget_ma,
+seat_error(rules_dict) -> sentence or None, power_error(ma) -> sentence or None
+(the app builds it from the profile; tests can build their own).
+"""
+
+from mancala import Rules
+
+KEYS = ("rules", "rotate_starter", "brightness", "power_limit_ma", "animation_ms", "seats",
+        "move_time_limit")
+MIN_POWER_MA = 100
+MAX_CPU_LEVEL = 5
+TIME_LIMITS = (0, 30, 60)
+
+
+def defaults(board):
+    sides = board.sides
+    budget_ma = board.budget_ma
+    return {"rules": Rules.from_dict({"variant": "kalah"}).to_dict(),
+            "rotate_starter": True,
+            "brightness": 40,
+            "power_limit_ma": budget_ma,
+            "animation_ms": 120,
+            "seats": [{"kind": "human"} for _ in range(sides)],
+            "move_time_limit": 0}
+
+
+def _int(patch, key, low, high):
+    v = patch[key]
+    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+        raise ValueError("%s must be an integer from %d to %d, got %s." % (key, low, high,
+                                                                           _show(v)))
+    return v
+
+
+def _show(v):
+    s = repr(v)
+    if v is True or v is False or v is None:
+        s = {True: "true", False: "false", None: "null"}[v]
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _seat(i, entry):
+    key = "seats[%d]" % i
+    if not isinstance(entry, dict):
+        raise ValueError("%s must be an object such as {\"kind\": \"human\"}, got %s."
+                         % (key, _show(entry)))
+    kind = entry.get("kind")
+    if kind == "human":
+        extra = [k for k in entry if k != "kind"]
+        if extra:
+            raise ValueError("%s: a human seat takes only \"kind\", not %s." % (key, extra[0]))
+        return {"kind": "human"}
+    if kind == "cpu":
+        level = entry.get("level", 3)
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= MAX_CPU_LEVEL:
+            raise ValueError("%s.level must be an integer from 1 to %d, got %s."
+                             % (key, MAX_CPU_LEVEL, _show(level)))
+        extra = [k for k in entry if k not in ("kind", "level")]
+        if extra:
+            raise ValueError("%s: a cpu seat takes only \"kind\" and \"level\", not %s."
+                             % (key, extra[0]))
+        return {"kind": "cpu", "level": level}
+    raise ValueError("%s.kind must be \"human\" or \"cpu\", got %s." % (key, _show(kind)))
+
+
+def check_rules(rules, board):
+    """Normalized rules dict and warnings, or ValueError naming the rule."""
+    try:
+        r = Rules.from_dict(rules)
+    except ValueError as e:
+        raise ValueError("rules: %s." % str(e).rstrip("."))
+    why = board.seat_error(r.to_dict())
+    if why:
+        raise ValueError("rules: %s." % why.rstrip("."))
+    return r.to_dict(), list(r.warnings)
+
+
+def check(old, patch, board):
+    """Returns (new_config, warnings) or raises ValueError naming the key."""
+    sides = board.sides
+    if not isinstance(patch, dict):
+        raise ValueError("config must be an object with some of the keys %s." % ", ".join(KEYS))
+    for k in patch:
+        if k not in KEYS:
+            raise ValueError("%s is not a config key; the keys are %s." % (_show(k),
+                                                                          ", ".join(KEYS)))
+    new = {}
+    for k in old:
+        new[k] = old[k]
+    warnings = []
+    if "rules" in patch:
+        new["rules"], warnings = check_rules(patch["rules"], board)
+    if "rotate_starter" in patch:
+        v = patch["rotate_starter"]
+        if v is not True and v is not False:
+            raise ValueError("rotate_starter must be true or false, got %s." % _show(v))
+        new["rotate_starter"] = v
+    if "brightness" in patch:
+        new["brightness"] = _int(patch, "brightness", 0, 100)
+    if "power_limit_ma" in patch:
+        ma = _int(patch, "power_limit_ma", MIN_POWER_MA, 100000)
+        why = board.power_error(ma)
+        if why:
+            raise ValueError("%s." % why.rstrip("."))
+        new["power_limit_ma"] = ma
+    if "animation_ms" in patch:
+        new["animation_ms"] = _int(patch, "animation_ms", 0, 1000)
+    if "seats" in patch:
+        seats = patch["seats"]
+        if not isinstance(seats, list) or not 1 <= len(seats) <= sides:
+            raise ValueError("seats must be a list of 1 to %d seat objects, got %s."
+                             % (sides, _show(seats)))
+        merged = list(old["seats"])
+        for i in range(len(seats)):
+            merged[i] = _seat(i, seats[i])
+        new["seats"] = merged
+    if "move_time_limit" in patch:
+        v = patch["move_time_limit"]
+        if isinstance(v, bool) or v not in TIME_LIMITS:
+            raise ValueError("move_time_limit must be 0, 30 or 60 seconds, got %s." % _show(v))
+        new["move_time_limit"] = v
+    return new, warnings
+
+
+def restore(saved, board):
+    """The config from a saved dict, key by key: a bad or missing key falls back to its
+    default (and is named in the returned problems), so one bad value costs only itself."""
+    config = defaults(board)
+    problems = []
+    if not isinstance(saved, dict):
+        return config, problems
+    for k in KEYS:
+        if k in saved:
+            try:
+                config, _ = check(config, {k: saved[k]}, board)
+            except ValueError as e:
+                problems.append("saved %s" % e)
+    return config, problems

@@ -1,0 +1,67 @@
+"""Builds the board's devices from its profile: the pad chips, the LED output, the display and
+the watchdog. Hardware modules are imported here, inside build(), so the rest of the app
+imports on a PC; the firmware never asks which board it runs on, only the profile.
+"""
+
+import sys
+
+
+class NullDisplay:
+    """The display calls the app makes, doing nothing: for tests of the game flow alone and
+    as the reference of that interface."""
+
+    def set_game(self, seating, state):
+        pass  # a new seating (players x pits) and its state
+
+    def set_state(self, state):
+        pass  # show state at once (undo, menu values)
+
+    def play(self, record, state):
+        pass  # animate a move record, ending in state
+
+    def refuse(self, pos):
+        pass  # flash a position id briefly as refused
+
+    def finish(self):
+        pass  # skip to the end of any animation
+
+    def busy(self):
+        return False  # an animation is showing
+
+    def tick(self, now):
+        pass  # advance animations and send a frame when due
+
+    def settings(self, brightness, power_limit_ma, animation_ms):
+        pass
+
+
+def build(profile):
+    """Returns (pads, display, wdt) for profile. pads.poll() gives a mask per chip in
+    profile.pad_chips order; wdt is None where no watchdog should run."""
+    import gc
+    import machine
+    gc.collect()
+    from drivers.mpr121 import MPR121Group
+    gc.collect()
+    i2c = machine.I2C(profile.i2c_id, scl=machine.Pin(profile.scl),
+                      sda=machine.Pin(profile.sda), freq=profile.i2c_freq)
+    pads = MPR121Group(i2c, profile.pad_chips)
+    display = _display(profile)
+    wdt = None
+    if hasattr(machine, "WDT"):
+        # 5 s: far above the longest loop pass (a flash save), far below a person's patience.
+        wdt = machine.WDT(timeout=5000)
+    return pads, display, wdt
+
+
+def _display(profile):
+    try:
+        from display import Display
+        from drivers.ws2812 import WS2812
+    except ImportError as e:
+        sys.stdout.write('{"event": "log", "level": "error", "message": "No LED display: %s."}\n'
+                         % str(e).replace('"', "'"))
+        return NullDisplay()
+    pins = [pin for pin, _ in profile.chains]
+    lengths = [leds for _, leds in profile.chains]
+    return Display(profile, WS2812(pins, lengths))

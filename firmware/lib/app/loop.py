@@ -1,0 +1,133 @@
+"""The main loop: one cooperative loop rather than asyncio.
+
+Why not asyncio: everything here is short and non-blocking (a serial byte, a pad poll, a frame
+due), so a plain loop with one select.poll() wait does the job with less heap, no task
+objects and an order of work that is easy to reason about: serial, pads, display, watchdog.
+
+Each pass reads what the serial line has (at most SERIAL_BURST bytes, so a flood cannot starve
+the pads and LEDs), polls the pads every PAD_MS, ticks the app (animation frames, menu), feeds
+the watchdog, and then waits in poll() for the next byte or the next due time. Any exception
+in a pass is reported as a log event and the loop goes on; only a run of failing passes stops
+the watchdog feed, so a board stuck in an error loop resets. KeyboardInterrupt (Ctrl-C) is not
+caught: mpremote breaks in with it to deploy.
+"""
+
+import gc
+import sys
+import select
+
+try:
+    from time import ticks_ms, ticks_diff, ticks_add
+except ImportError:  # CPython (tests of the app)
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_add(t, d):
+        return (t + d) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+PAD_MS = 10
+SERIAL_BURST = 512
+FAILING_PASSES = 20  # consecutive failing passes after which the watchdog is left to bite
+GC_EVERY_MS = 2000
+PROFILE_FILE = "profile.json"
+
+
+def _write(text):
+    sys.stdout.write(text)
+
+
+def run(flash=""):
+    # One import at a time with a collection between: compiling a module from source needs
+    # far more heap for a moment than the module keeps, and these peaks must not stack up.
+    import profile as profiles
+    gc.collect()
+    from app import App
+    gc.collect()
+    from app.commands import table
+    from app.hardware import build
+    gc.collect()
+    from touch import Touch
+    from protocol import Protocol
+    gc.collect()
+
+    try:
+        prof = profiles.load(flash + PROFILE_FILE)
+    except (OSError, ValueError) as e:
+        # Nothing can run without a profile; say why on the serial line and stop.
+        _write('{"event": "log", "level": "error", "message": "The board profile %s could '
+               'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
+        return
+    gc.collect()
+    pads, display, wdt = build(prof)
+    gc.collect()
+    touch = Touch(prof.pad_chips, prof.pad_position)
+    proto = Protocol(_write, {}, None)
+    app = App(prof, display, proto.event, flash)
+    proto.commands = table(app)
+    proto._on_error = lambda e: _report(proto, e)
+    app.boot()
+    loop(app, proto, pads, touch, wdt)
+
+
+def _report(proto, e):
+    proto.event("log", {"level": "error", "message": "Internal error %s: %s" % (
+        type(e).__name__, e)})
+    if hasattr(sys, "print_exception"):
+        sys.print_exception(e, sys.stderr)
+
+
+def loop(app, proto, pads, touch, wdt):
+    poller = select.poll()
+    stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    poller.register(sys.stdin, select.POLLIN)
+    byte = bytearray(1)
+    feed = proto.feed
+    now = ticks_ms()
+    next_pad = now
+    next_gc = ticks_add(now, GC_EVERY_MS)
+    failing = 0
+    line_open = True
+    while True:
+        try:
+            # Serial: everything that is waiting, up to a burst.
+            n = 0
+            while line_open and n < SERIAL_BURST:
+                ready = poller.poll(0)
+                if not ready:
+                    break
+                if ready[0][1] & select.POLLIN and stdin.readinto(byte) == 1:
+                    feed(byte[0])
+                    n += 1
+                else:
+                    # The host closed the line (on the sim: end of stdin): the board's power
+                    # is the process, so it stops with its host.
+                    line_open = False
+            if not line_open:
+                return
+            now = ticks_ms()
+            if ticks_diff(now, next_pad) >= 0:
+                next_pad = ticks_add(now, PAD_MS)
+                for kind, pos in touch.update(pads.poll(), now):
+                    app.touch(kind, pos, now)
+            app.tick(now)
+            failing = 0
+        except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
+            failing += 1
+            _report(proto, e)
+        if wdt is not None and failing < FAILING_PASSES:
+            wdt.feed()
+        if n == 0:
+            now = ticks_ms()
+            if ticks_diff(now, next_gc) >= 0:
+                gc.collect()  # an idle moment: nothing came in during this pass
+                next_gc = ticks_add(now, GC_EVERY_MS)
+            wait = ticks_diff(next_pad, ticks_ms())
+            if app.display.busy():
+                wait = 0 if wait < 0 else min(wait, 5)
+            if wait > 0:
+                poller.poll(wait)

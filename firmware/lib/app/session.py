@@ -1,0 +1,87 @@
+"""The game in progress: the engine's Game plus what the board needs around it.
+
+A game is saved as its rules, its first seat, the list of moves from the start and the
+engine's state dict. At boot the moves are replayed, which rebuilds the engine's undo history;
+the state dict is the check that the replay came out right (and the fallback if it did not).
+Moves are ints: n >= 1 plays pit n for the seat to move, -1-s is a resignation of seat s.
+"""
+
+from mancala import Game, Rules, IllegalMove
+
+FORMAT = "mancala-game"
+
+
+class Session:
+    def __init__(self, rules, first=0):
+        self.game = Game(Rules.from_dict(rules), first)
+        self.first = first
+        self.moves = []
+
+    def play(self, seat, pit):
+        """Plays pit for seat (None = the seat to move). Returns the move record, or raises
+        IllegalMove with a sentence for a person."""
+        g = self.game
+        if g.over:
+            raise IllegalMove("The game is over; start a new game.")
+        if seat is not None and seat != g.turn:
+            raise IllegalMove("It is seat %d's turn, not seat %s's." % (g.turn, seat))
+        if not isinstance(pit, int) or not 1 <= pit <= g.pits:
+            raise IllegalMove("Pit must be a number from 1 to %d, got %s." % (g.pits, pit))
+        if pit not in g.legal_moves():
+            raise IllegalMove("Pit %d of seat %d is empty; choose a pit with stones."
+                              % (pit, g.turn))
+        record = g.play(pit)
+        self.moves.append(pit)
+        return record
+
+    def resign(self, seat):
+        g = self.game
+        if g.over:
+            raise IllegalMove("The game is over; start a new game.")
+        if seat is None:
+            seat = g.turn
+        if seat not in g.active:
+            raise IllegalMove("Seat %s is not playing, so it cannot resign." % seat)
+        record = g.resign(seat)
+        self.moves.append(-1 - seat)
+        return record
+
+    def undo(self):
+        """Takes back the last play or resignation; False if there was none."""
+        if not self.moves:
+            return False
+        self.game.undo()
+        self.moves.pop()
+        return True
+
+    def to_saved(self):
+        return {"format": FORMAT, "first": self.first, "moves": self.moves,
+                "state": self.game.to_dict()}
+
+    @classmethod
+    def from_saved(cls, saved):
+        """Rebuilds a saved game. Raises ValueError if the file does not describe one.
+        Returns (session, problem): problem is a sentence when only the state could be
+        restored (no take-backs then)."""
+        state = saved.get("state")
+        if not isinstance(state, dict):
+            raise ValueError("the saved game has no state")
+        first = saved.get("first")
+        moves = saved.get("moves")
+        try:
+            s = cls(state.get("rules"), first)
+            for m in moves:
+                if m >= 1:
+                    s.play(None, m)
+                else:
+                    s.resign(-1 - m)
+            if s.game.to_dict() == state:
+                return s, None
+        except (ValueError, TypeError, AttributeError):
+            pass
+        # The move list is damaged but the state may still be a valid position.
+        s = cls(Game.from_dict(state).rules.to_dict(), 0)
+        s.game = Game.from_dict(state)
+        s.first = first if isinstance(first, int) and 0 <= first < s.game.players else 0
+        return s, "The saved game's move list was damaged; the position was kept but its " \
+                  "moves cannot be taken back."

@@ -1,0 +1,184 @@
+"""A virtual board for tests: the real firmware under the MicroPython unix port.
+
+Starts `.venv/bin/micropython -X heapsize=N firmware/main.py` as docs/architecture.md §4 says
+(cwd = a flash directory holding profile.json, MICROPYPATH = the sim fakes then firmware/lib,
+stdin/stdout = the serial line) and talks JSON lines to it. A reader thread collects every
+line the board sends, so a test can wait with a timeout instead of blocking forever.
+
+    with Board("duo") as b:
+        b.request("press", pit=3)        # -> the answer dict (ok or not); events in b.events
+        b.touch(0x5A, 2)                 # finger on and off a pad through the MPR121 model
+"""
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+MAIN = os.path.join(ROOT, "firmware", "main.py")
+FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
+LIB = os.path.join(ROOT, "firmware", "lib")
+PROFILES = os.path.join(ROOT, "hardware", "profiles")
+HEAP = "1M"  # the memory tests use less: tests/test_board_memory.py
+TIMEOUT = 20.0  # seconds; only ever reached when something is broken
+
+
+class BoardGone(Exception):
+    """The board process ended or stopped answering."""
+
+
+class Board:
+    def __init__(self, profile="duo", flash=None, heapsize=HEAP, touch=False, frames=False,
+                 chips=None):
+        self.own_flash = flash is None
+        self.flash = flash or tempfile.mkdtemp(prefix="mancala-flash-")
+        self.profile = profile
+        self.heapsize = heapsize
+        self.touch_path = os.path.join(self.flash, "touch.txt") if touch else None
+        self.frames_path = os.path.join(self.flash, "frames.jsonl") if frames else None
+        self.chips = chips
+        self.proc = None
+        self.lines = None
+        self.events = []
+        self._id = 0
+
+    # --------------------------------------------------------------- process
+    def start(self):
+        target = os.path.join(self.flash, "profile.json")
+        if not os.path.exists(target):
+            shutil.copy(os.path.join(PROFILES, self.profile + ".json"), target)
+        env = dict(os.environ)
+        env["MICROPYPATH"] = FAKES + os.pathsep + LIB
+        for key, value in (("MANCALA_SIM_TOUCH", self.touch_path),
+                           ("MANCALA_SIM_FRAMES", self.frames_path),
+                           ("MANCALA_SIM_CHIPS", self.chips)):
+            if value is not None:
+                env[key] = value
+            else:
+                env.pop(key, None)
+        if self.touch_path and not os.path.exists(self.touch_path):
+            open(self.touch_path, "w").close()
+        self.stderr = open(os.path.join(self.flash, "stderr.txt"), "ab")
+        self.proc = subprocess.Popen(
+            [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], cwd=self.flash, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0)
+        self.lines = queue.Queue()
+        self.events = []
+        threading.Thread(target=self._read, args=(self.proc.stdout, self.lines),
+                         daemon=True).start()
+        self.boot = self.wait_event("boot")
+        return self
+
+    @staticmethod
+    def _read(stream, lines):
+        for raw in iter(stream.readline, b""):
+            lines.put(raw)
+        lines.put(None)
+
+    def kill(self):
+        """A power cut: SIGKILL, no chance to clean up."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.stderr.close()
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # end of the line: the board stops
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+            self.stderr.close()
+        if self.own_flash:
+            shutil.rmtree(self.flash, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def stderr_text(self):
+        with open(os.path.join(self.flash, "stderr.txt"), "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    # --------------------------------------------------------------- lines
+    def next_line(self, timeout=TIMEOUT):
+        try:
+            raw = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise BoardGone("no line from the board in %.0f s; stderr:\n%s"
+                            % (timeout, self.stderr_text()[-2000:]))
+        if raw is None:
+            self.lines.put(None)
+            raise BoardGone("the board ended; stderr:\n%s" % self.stderr_text()[-2000:])
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise BoardGone("the board sent a line that is not JSON: %r; stderr:\n%s"
+                            % (raw[:300], self.stderr_text()[-2000:]))
+
+    def send_raw(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, obj):
+        self.send_raw(json.dumps(obj).encode() + b"\n")
+
+    def answer(self, timeout=TIMEOUT):
+        """The next answer line; events on the way are kept in self.events."""
+        while True:
+            msg = self.next_line(timeout)
+            if "event" in msg:
+                self.events.append(msg)
+            else:
+                return msg
+
+    def request(self, cmd, **args):
+        self._id += 1
+        msg = {"id": self._id, "cmd": cmd}
+        msg.update(args)
+        self.send(msg)
+        ans = self.answer()
+        assert ans.get("id") == self._id, ans
+        return ans
+
+    def ok(self, cmd, **args):
+        """request() that must succeed."""
+        ans = self.request(cmd, **args)
+        assert ans["ok"], ans
+        return ans
+
+    def wait_event(self, name, timeout=TIMEOUT):
+        for i, e in enumerate(self.events):
+            if e["event"] == name:
+                return self.events.pop(i)
+        while True:
+            msg = self.next_line(timeout)
+            if msg.get("event") == name:
+                return msg
+            if "event" in msg:
+                self.events.append(msg)
+
+    def take_events(self, name=None):
+        out = [e for e in self.events if name is None or e["event"] == name]
+        self.events = [e for e in self.events if not (name is None or e["event"] == name)]
+        return out
+
+    # --------------------------------------------------------------- virtual pads
+    def finger(self, addr, electrode, on):
+        with open(self.touch_path, "a") as f:
+            f.write("%x %d %d\n" % (addr, electrode, 1 if on else 0))
+
+    def touch(self, addr, electrode, hold_s=0.08):
+        """A tap: finger on, a short wait (longer than the debounce), finger off."""
+        self.finger(addr, electrode, True)
+        time.sleep(hold_s)
+        self.finger(addr, electrode, False)
