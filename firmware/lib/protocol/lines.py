@@ -11,7 +11,7 @@ TOO_LONG = object()  # feed() returns this instead of a line that was over MAX_L
 
 class LineReader:
     def __init__(self, limit=MAX_LINE):
-        self._buf = bytearray(limit)
+        self._buf = bytearray(limit + 1)  # + a CR before the newline, which does not count
         self._limit = limit
         self._n = 0
         self._over = False
@@ -27,11 +27,13 @@ class LineReader:
                 return TOO_LONG
             if n and self._buf[n - 1] == 13:
                 n -= 1
+            if n > self._limit:
+                return TOO_LONG
             return bytes(self._buf[:n])
         if self._over:
             return None
         n = self._n
-        if n >= self._limit:
+        if n > self._limit:
             self._over = True
             return None
         self._buf[n] = byte
