@@ -1,0 +1,69 @@
+"""The board's LED rings: counts, seat colours, highlights, the sowing animation and the
+power limiter. docs/display.md explains what a person sees; this is the API the app uses.
+
+    from display import Display
+    d = Display(profile, leds)        # profile.Profile; leds: drivers.ws2812.WS2812
+                                      #   (buffer(i) -> GRB bytearray, the same object each
+                                      #   time; show(i); len(leds) chains)
+    d.set_game(seating, state)        # profile.Seating of the new game, and its state dict
+    d.set_state(state)                # show a state at once (undo, restore); stops animation
+    d.play(record, state)             # animate Game.play()/resign() record from the counts
+                                      #   shown now to state (the state after it); the pit
+                                      #   played goes dark on the next tick
+    d.busy()                          # an animation is running
+    d.finish()                        # skip it to the end (a touch anywhere)
+    d.refuse(pos)                     # position id ("0.3"): blink it red briefly
+    d.tick(now)                       # from the main loop: advance, repaint what changed,
+                                      #   limit, show; True if LEDs changed. No allocation.
+    d.settings(brightness_percent, power_limit_ma, ms_per_stone)   # at once
+
+Lower level (plain parameters, no profile), used by the tests and the bench:
+    board.Board(rings, chains, show, limiter)   rings: [(chain, start, leds)], chains:
+        [bytearray], show(i), limiter: power.Limiter; then set_seating(seat_rings),
+        set_state(state, legal=None, last=None), play(record, state, legal=None, now=None),
+        skip(), refuse_at(seat, pit), set_brightness(0..255), set_power_limit(mA),
+        set_speed(ms_per_stone), tick(now)
+    counts.encode(count, leds, out) / counts.decode(pattern)    the count encoding
+    reader.read_counts(chains, rings)       counts read back from captured frames
+    power.Limiter, power.limit(chains, limiter)                 the current limiter
+    palette.SEAT_SRGB / SEAT_LED / classify()                   colours
+"""
+from .board import Board
+from .power import Limiter
+
+
+class Display(Board):
+    """Board built from a profile and a WS2812 output, with the calls app.App makes."""
+
+    def __init__(self, profile, leds, budget_ma=None):
+        chains = [leds.buffer(i) for i in range(len(profile.chains))]
+        limiter = Limiter(profile.budget_ma if budget_ma is None else budget_ma,
+                          profile.ma_per_channel, profile.idle_ma_per_led,
+                          profile.total_leds, profile.base_ma)
+        Board.__init__(self, [profile.ring[pid] for pid in profile.positions], chains,
+                       leds.show, limiter)
+        for i in range(len(profile.positions)):
+            self.ring_of[profile.positions[i]] = i
+
+    def set_game(self, seating, state):
+        self.seat_from(seating)
+        self.set_state(state)
+
+    def refuse(self, pos, now=None):
+        r = self.ring_of.get(pos)
+        if r is not None:
+            self.refuse_ring(r, now)
+
+    def finish(self):
+        self.skip()
+
+    def busy(self):
+        return self.anim.active
+
+    def settings(self, brightness, power_limit_ma, ms_per_stone):
+        """brightness in percent (0..100, as the app's config keeps it)."""
+        if not isinstance(brightness, int) or not 0 <= brightness <= 100:
+            raise ValueError("brightness must be a whole number 0-100, got %r" % (brightness,))
+        self.set_brightness(brightness * 255 // 100)
+        self.set_power_limit(power_limit_ma)
+        self.set_speed(ms_per_stone)

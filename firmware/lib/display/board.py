@@ -1,0 +1,318 @@
+"""Board: the whole board's rings, built from plain parameters (display.Display adds the
+profile and the app's calls). It keeps what every ring shows (count, owner seat,
+highlight), repaints only the rings whose look changed, and runs the sowing animation and
+the short effects (refused touch, capture flash, extra turn, finish).
+The API is described in display/__init__.py.
+"""
+from .compat import const, ticks_ms, ticks_diff
+from . import counts
+from . import palette
+from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
+from .frame import Frame
+
+# Effects a ring can carry for a while; one at a time per ring, the newest wins.
+FX_NONE = const(0)
+FX_REFUSE = const(1)    # red blinks on a pit that is not a legal move
+FX_FLASH = const(2)     # white flashes: capture, sweep
+FX_PULSE = const(3)     # seat-colour blinks: extra turn (store), finish (pits)
+BLINK_MS = const(90)
+FX_MS = const(360)      # four blink phases
+MS_PER_STONE = const(250)
+
+
+class Board:
+    def __init__(self, rings, chains, show, limiter):
+        self.frame = Frame(rings, chains, show, limiter)
+        self.limiter = limiter
+        n = len(rings)
+        self.n = n
+        self.is_store = bytearray(n)
+        self.owner = [-1] * n         # seat whose ring this is, -1 = not used by this game
+        self.shown = [0] * n          # the count each ring shows now
+        self.final = [0] * n          # the count of the last state given
+        self.legal = bytearray(n)
+        self.hidden = bytearray(n)    # pits of a seat that finished (Basic): dark
+        self.fx = bytearray(n)
+        self.fx_start = [0] * n
+        # What each ring was last painted as, so unchanged rings are skipped.
+        self._c_count = [-2] * n
+        self._c_seat = [-2] * n
+        self._c_level = [-1] * n
+        self._c_fx = [-1] * n
+        self._c_marks = [-1] * n
+        self.seat_rings = []
+        self.turn = None
+        self.over = False
+        self.places = []
+        self.origin = -1              # ring of the last move's pit
+        self.ms_per_stone = MS_PER_STONE
+        self.anim = Sowing()
+        self._breath_start = 0
+        self._active = None           # Basic: the seats still playing; None = all
+        self._pending_active = None
+        self._record = None
+        self._now = 0
+        self.ring_of = {}
+        self._apply = self._apply_step  # bound once, not on every tick
+
+    # --- settings ---------------------------------------------------------------------
+    def set_brightness(self, value):
+        if not isinstance(value, int) or not 0 <= value <= 255:
+            raise ValueError("brightness must be a whole number 0-255, got %r" % (value,))
+        self.frame.brightness = value
+        self._invalidate()
+
+    def set_power_limit(self, budget_ma):
+        self.limiter.set_budget(budget_ma)
+
+    def set_speed(self, ms_per_stone):
+        if not isinstance(ms_per_stone, int) or not 0 <= ms_per_stone <= 5000:
+            raise ValueError("animation speed must be 0-5000 ms per stone, got %r" % (
+                ms_per_stone,))
+        self.ms_per_stone = ms_per_stone
+
+    def _invalidate(self):
+        for r in range(self.n):
+            self._c_level[r] = -1
+
+    # --- seating and state --------------------------------------------------------------
+    def set_seating(self, seat_rings):
+        """seat_rings[seat] = [store ring, pit 1 ring, ..., pit N ring] (ring indices).
+        Rings in no list are not used by this game and stay dark."""
+        self.seat_rings = seat_rings
+        for r in range(self.n):
+            self.owner[r] = -1
+            self.is_store[r] = 0
+            self.hidden[r] = 0
+        for seat in range(len(seat_rings)):
+            rs = seat_rings[seat]
+            for pit in range(len(rs)):
+                self.owner[rs[pit]] = seat
+            self.is_store[rs[0]] = 1
+
+    def seat_from(self, seating):
+        """set_seating from a profile.Seating; ring_of maps position ids to ring indices."""
+        rows = []
+        for seat in range(seating.players):
+            rows.append([self.ring_of[seating.position(seat, p)]
+                         for p in range(seating.pits + 1)])
+        self.set_seating(rows)
+
+    def ring(self, seat, pit):
+        return self.seat_rings[seat][pit]
+
+    def _take_state(self, state, legal):
+        # Target counts, whose turn, legal pits and who has finished, from a state dict.
+        sr = self.seat_rings
+        pits = state["pits"]
+        stores = state["stores"]
+        for seat in range(len(sr)):
+            rs = sr[seat]
+            self.final[rs[0]] = stores[seat]
+            for p in range(1, len(rs)):
+                self.final[rs[p]] = pits[seat][p - 1]
+        self.turn = state.get("turn")
+        self.over = bool(state.get("over"))
+        self.places = state.get("places") or []
+        for r in range(self.n):
+            self.legal[r] = 0
+        if self.turn is not None and not self.over:
+            rs = sr[self.turn]
+            for p in range(1, len(rs)):
+                ok = (p in legal) if legal is not None else self.final[rs[p]] > 0
+                self.legal[rs[p]] = 1 if ok else 0
+
+    def _hide_finished(self):
+        # Basic: a seat that finished (or resigned) leaves the board; its pits go dark.
+        # At the end every pit shows again: the stones left decide the other places.
+        active = self._active
+        sr = self.seat_rings
+        for seat in range(len(sr)):
+            out = 1 if (active is not None and seat not in active and not self.over) else 0
+            rs = sr[seat]
+            for p in range(1, len(rs)):
+                self.hidden[rs[p]] = out
+
+    def set_state(self, state, legal=None, last=None):
+        """Show state at once (new game, undo, restored game); cancels any animation.
+        legal: the legal pits of the seat to move (default: its non-empty pits).
+        last: (seat, pit) of the last move to mark, or None."""
+        self.anim.active = False
+        self._take_state(state, legal)
+        self._active = state.get("active") if state.get("rules", {}).get("variant") == "basic" \
+            else None
+        self._hide_finished()
+        for r in range(self.n):
+            self.shown[r] = self.final[r]
+        self.origin = self.ring(last[0], last[1]) if last else -1
+        self._breath_start = ticks_ms()
+
+    def play(self, record, state, legal=None, now=None):
+        """Animate record (from Game.play or Game.resign) towards state, the state after it.
+        The rings start from what they show now, i.e. the state given before."""
+        if now is None:
+            now = ticks_ms()
+        if self.anim.active:
+            self.skip()
+        if record.get("kind") != "sow":
+            self.set_state(state, legal)
+            self._pulse_finished(record, now)
+            return
+        self._take_state(state, legal)
+        self._pending_active = state.get("active") \
+            if state.get("rules", {}).get("variant") == "basic" else None
+        self._record = record
+        self.origin = self.ring(record["seat"], record["pit"])
+        self.anim.start(record, self.ring, self.ms_per_stone, now)
+        self.anim.step(now, self._apply)   # the lift shows on this very tick
+
+    def show_before(self, record, state):
+        """Set the shown counts to the state before record, worked out from record and the
+        state after it (for a display that was not given the earlier state)."""
+        pits = [list(p) for p in state["pits"]]
+        stores = list(state["stores"])
+        if not derive_before(record, pits, stores):
+            return False
+        self.set_state({"pits": pits, "stores": stores, "turn": record["seat"],
+                        "active": state.get("active"), "rules": state.get("rules", {})})
+        return True
+
+    def _pulse_finished(self, record, now):
+        for seat in record.get("finished") or ():
+            rs = self.seat_rings[seat]
+            for p in range(1, len(rs)):
+                self._fx(rs[p], FX_PULSE, now)
+
+    def _fx(self, r, kind, now):
+        self.fx[r] = kind
+        self.fx_start[r] = now
+
+    def _apply_step(self, kind, a, b, c, n, skipping):
+        shown = self.shown
+        if kind == LIFT:
+            shown[a] = 0
+        elif kind == SOW:
+            shown[a] += 1
+        elif kind == FLASH:
+            if skipping:
+                return
+            if a >= 0:
+                self._fx(a, FX_FLASH, self._now)
+            else:
+                for r in range(self.n):
+                    if not self.is_store[r] and self.owner[r] >= 0 and shown[r]:
+                        self._fx(r, FX_FLASH, self._now)
+        elif kind == CAPTURE:
+            shown[a] = 0
+            shown[b] = 0
+            shown[c] += n
+        elif kind == FINAL:
+            for r in range(self.n):
+                shown[r] = self.final[r]
+            self._active = self._pending_active
+            self._hide_finished()
+            if not skipping:
+                self._pulse_finished(self._record, self._now)
+            self._breath_start = self._now
+        elif kind == EXTRA:
+            if not skipping:
+                self._fx(a, FX_PULSE, self._now)
+
+    def skip(self):
+        """Jump the animation to its end (a touch anywhere during it)."""
+        self._now = ticks_ms()
+        return self.anim.skip(self._apply)
+
+    @property
+    def animating(self):
+        return self.anim.active
+
+    def refuse_at(self, seat, pit, now=None):
+        """Blink a pit red briefly: the touch was not a legal move. Changes nothing else."""
+        self._fx(self.ring(seat, pit), FX_REFUSE, ticks_ms() if now is None else now)
+
+    def refuse_ring(self, r, now=None):
+        self._fx(r, FX_REFUSE, ticks_ms() if now is None else now)
+
+    # --- frames -------------------------------------------------------------------------
+    def _level(self, r, now):
+        if self.anim.active:
+            return palette.FULL if r == self.anim.hand else palette.REST
+        if self.over:
+            seat = self.owner[r]
+            if self.is_store[r] and seat < len(self.places) and self.places[seat] == 1:
+                return self._breath(now)
+            return palette.REST
+        if self.turn is not None and self.is_store[r] and self.owner[r] == self.turn:
+            return self._breath(now)
+        return palette.FULL if self.legal[r] else palette.REST
+
+    def _breath(self, now):
+        i = (ticks_diff(now, self._breath_start) // palette.BREATH_STEP_MS) & 31
+        return palette.BREATH[i]
+
+    def _marks(self, r):
+        if self.over and self.is_store[r]:
+            seat = self.owner[r]
+            if seat < len(self.places) and self.places[seat]:
+                return self.places[seat]     # the store shows its place as dim dots
+            return 0
+        return 1 if r == self.origin else 0
+
+    def tick(self, now=None):
+        """Advance the animation and effects to now, repaint the rings whose look changed,
+        limit and show the frame. Returns True if LEDs changed."""
+        if now is None:
+            now = ticks_ms()
+        self._now = now
+        if self.anim.active:
+            self.anim.step(now, self._apply)
+        frame = self.frame
+        fx = self.fx
+        for r in range(self.n):
+            seat = self.owner[r]
+            f = FX_NONE
+            if fx[r]:
+                age = ticks_diff(now, self.fx_start[r])
+                if age >= FX_MS or age < 0:
+                    fx[r] = FX_NONE
+                elif (age // BLINK_MS) & 1 == 0:
+                    f = fx[r]
+            count = self.shown[r]
+            level = self._level(r, now)
+            marks = self._marks(r)
+            if seat < 0 or self.hidden[r]:
+                count = 0
+                marks = 0
+            if (count == self._c_count[r] and seat == self._c_seat[r] and f == self._c_fx[r]
+                    and level == self._c_level[r] and marks == self._c_marks[r]):
+                continue
+            self._c_count[r] = count
+            self._c_seat[r] = seat
+            self._c_fx[r] = f
+            self._c_level[r] = level
+            self._c_marks[r] = marks
+            if f == FX_REFUSE:
+                frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
+            elif f == FX_FLASH:
+                frame.paint(r, seat, 0, palette.WHITE_LED, palette.FULL)
+            elif f == FX_PULSE and seat >= 0:
+                frame.paint(r, seat, 0, palette.SEAT_LED[seat], palette.FULL)
+            elif seat < 0:
+                frame.dark(r)
+            else:
+                kinds = frame.kinds[r]
+                counts.encode(count, len(kinds), kinds)
+                for _ in range(marks):
+                    counts.add_mark(kinds, len(kinds))
+                frame.paint(r, seat, level)
+        return frame.commit()
+
+    def counts_shown(self):
+        """{(seat, pit): count} as the rings show it now (for tests and the terminal)."""
+        out = {}
+        for seat in range(len(self.seat_rings)):
+            rs = self.seat_rings[seat]
+            for p in range(len(rs)):
+                out[(seat, p)] = self.shown[rs[p]]
+        return out

@@ -1,0 +1,151 @@
+"""Ring buffers and the frame: paints each ring into its own GRB buffer from a pattern of
+count kinds, then copies the rings that changed into the LED chains' buffers with slice
+assignment, applies the power limiter to the whole frame and shows the chains that changed.
+
+Nothing here allocates after __init__: colours go through a small per-ring table of GRB
+bytes (cols), the global brightness and the ring's level are applied to that table with
+integer maths, and the painter copies bytes from it by kind. On MicroPython the painter and
+the limiter's scaling are viper functions; elsewhere they are plain loops.
+"""
+from . import counts
+from . import palette
+from .power import _scale
+
+FILL = counts.KINDS          # pseudo-kind: every LED the ring's fill colour (flashes, blinks)
+SLOTS = counts.KINDS + 1
+
+try:
+    import micropython
+
+    @micropython.viper
+    def _paint(buf, kinds, cols, n: int) -> int:
+        b = ptr8(buf)  # noqa: F821 (viper built-in)
+        k = ptr8(kinds)  # noqa: F821
+        c = ptr8(cols)  # noqa: F821
+        total = 0
+        i = 0
+        o = 0
+        while i < n:
+            j = k[i] * 3
+            b[o] = c[j]
+            b[o + 1] = c[j + 1]
+            b[o + 2] = c[j + 2]
+            total += c[j] + c[j + 1] + c[j + 2]
+            i += 1
+            o += 3
+        return total
+except (ImportError, AttributeError):
+    def _paint(buf, kinds, cols, n):
+        total = 0
+        o = 0
+        for i in range(n):
+            j = kinds[i] * 3
+            g = cols[j]
+            r = cols[j + 1]
+            b = cols[j + 2]
+            buf[o] = g
+            buf[o + 1] = r
+            buf[o + 2] = b
+            total += g + r + b
+            o += 3
+        return total
+
+
+def _put(cols, slot, rgb, eff):
+    # GRB order, as WS2812 takes it; eff is 0..255.
+    j = slot * 3
+    cols[j] = rgb[1] * eff // 255
+    cols[j + 1] = rgb[0] * eff // 255
+    cols[j + 2] = rgb[2] * eff // 255
+
+
+class Frame:
+    """rings: list of (chain, start, leds); chains: list of GRB bytearrays (the LED driver's
+    buffers, which must stay the same objects); show(i) sends chain i; limiter: power.Limiter.
+    """
+
+    def __init__(self, rings, chains, show, limiter):
+        self.rings = rings
+        self.chains = chains
+        self.show = show
+        self.limiter = limiter
+        n = len(rings)
+        self.kinds = []
+        self.bufs = []
+        self.views = []
+        for chain, start, leds in rings:
+            if chain >= len(chains) or (start + leds) * 3 > len(chains[chain]):
+                raise ValueError("ring at chain %d LED %d (%d LEDs) is outside its chain" % (
+                    chain, start, leds))
+            self.kinds.append(bytearray(leds))
+            self.bufs.append(bytearray(3 * leds))
+            # One view per ring into its chain, made once: copies and scaling use it.
+            self.views.append(memoryview(chains[chain])[start * 3:(start + leds) * 3])
+        self.sums = [0] * n          # channel sum of each ring as painted (before limiting)
+        self.dirty = bytearray(n)    # painted since the last commit
+        self.cols = bytearray(3 * SLOTS)
+        self.brightness = 255
+        self.scale = 256             # the limiter's last scale (256 = untouched)
+        self._touched = bytearray(len(chains))
+
+    def paint(self, r, seat, level, fill_rgb=None, fill_level=0):
+        """Paint ring r from self.kinds[r] (already encoded) in seat's colours at level
+        (0..255); with fill_rgb, every LED is that colour at fill_level instead."""
+        kinds = self.kinds[r]
+        leds = len(kinds)
+        cols = self.cols
+        br = self.brightness
+        if fill_rgb is not None:
+            _put(cols, FILL, fill_rgb, br * fill_level // 255)
+            for i in range(leds):
+                kinds[i] = FILL
+        else:
+            eff = br * level // 255
+            _put(cols, counts.OFF, (0, 0, 0), 0)
+            if seat >= 0:
+                _put(cols, counts.ONE, palette.SEAT_LED[seat], eff)
+            _put(cols, counts.TEN, palette.WHITE_LED, eff)
+            _put(cols, counts.FIFTY, palette.VIOLET_LED, eff)
+            _put(cols, counts.FIVE, palette.PINK_LED, eff)
+            _put(cols, counts.MARK, palette.WHITE_LED, br * palette.MARK_LEVEL // 255)
+        self.sums[r] = _paint(self.bufs[r], kinds, cols, leds)
+        self.dirty[r] = 1
+
+    def dark(self, r):
+        """Paint ring r dark."""
+        kinds = self.kinds[r]
+        for i in range(len(kinds)):
+            kinds[i] = counts.OFF
+        self.paint(r, -1, 0)
+
+    def total(self):
+        """The frame's channel sum before limiting."""
+        t = 0
+        for s in self.sums:
+            t += s
+        return t
+
+    def commit(self):
+        """Copy changed rings into the chains, limit the frame, show changed chains.
+        Returns True if anything was shown."""
+        s = self.limiter.scale_for(self.total())
+        everything = s != self.scale
+        self.scale = s
+        touched = self._touched
+        dirty = self.dirty
+        rings = self.rings
+        any_shown = False
+        for r in range(len(rings)):
+            if everything or dirty[r]:
+                view = self.views[r]
+                view[:] = self.bufs[r]
+                if s < 256:
+                    _scale(view, len(view), s)
+                touched[rings[r][0]] = 1
+                dirty[r] = 0
+        for c in range(len(touched)):
+            if touched[c]:
+                touched[c] = 0
+                self.show(c)
+                any_shown = True
+        return any_shown

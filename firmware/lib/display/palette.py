@@ -1,0 +1,109 @@
+"""Colours and brightness levels of the board's lights.
+
+Seat colours come from the Okabe-Ito palette, which stays distinguishable for the common
+red-green colour blindnesses: sky blue, vermillion, bluish green and yellow. Seats 0 and 1
+(every 2-player game) get blue against vermillion, the pair that differs most in hue and in
+lightness for every kind of colour vision. docs/display.md shows the choice and
+tests/test_display_palette.py checks it under simulated protanopia, deuteranopia and
+tritanopia. A seat is also told by where it sits, so colour is never the only cue.
+
+Each colour is given twice: as sRGB (what a screen shows: docs, terminal view) and as the
+bytes sent to an LED. WS2812 light output is linear in the byte, so the LED bytes are the
+sRGB colour linearised and scaled so its strongest channel is 255:
+    led = round(255 * lin(c) / max(lin(r), lin(g), lin(b)))
+Every LED colour therefore has one channel at 255, which frame readers rely on.
+"""
+from .compat import const
+from . import counts
+
+SEAT_NAMES = ("sky blue", "vermillion", "bluish green", "yellow")
+SEAT_SRGB = ((86, 180, 233), (213, 94, 0), (0, 158, 115), (240, 228, 66))
+SEAT_LED = ((29, 143, 255), (255, 43, 0), (0, 255, 128), (255, 227, 16))
+
+# Neutral lights: not any seat's.
+WHITE_SRGB = (255, 255, 255)      # TEN, capture flash, MARK (dim)
+VIOLET_SRGB = (170, 0, 255)       # FIFTY
+PINK_SRGB = (204, 121, 167)       # FIVE (Okabe-Ito reddish purple)
+RED_SRGB = (255, 0, 0)            # refused touch: a brief blink, so its timing is the cue
+WHITE_LED = (255, 255, 255)
+VIOLET_LED = (103, 0, 255)
+PINK_LED = (255, 81, 163)
+RED_LED = (255, 0, 0)
+
+# Levels (0..255) a ring is drawn at; the global brightness and the power limiter scale
+# them further. Every count light stays at >= BREATH_LOW, MARK stays far below it, so a
+# reader can separate them with one threshold (MARK_SHARE) relative to the brightest LED.
+FULL = const(255)         # the legal pits of the seat to move; the sowing hand
+REST = const(160)         # every other ring
+BREATH_LOW = const(112)   # bottom of the breathing of the seat-to-move's store
+MARK_LEVEL = const(24)    # MARK lights
+MARK_SHARE = const(4)     # a light under 1/MARK_SHARE of the brightest one is a MARK
+
+
+def _breath(steps, low, high):
+    # One breath: up and down along a squared triangle, so it lingers near the bottom
+    # the way a sleeping LED does. Integer maths only; built once at import.
+    half = steps // 2
+    ramp = bytearray(steps)
+    for i in range(steps):
+        x = i if i < half else steps - i      # 0..half..1
+        ramp[i] = low + (high - low) * x * x // (half * half)
+    return ramp
+
+
+BREATH = _breath(32, BREATH_LOW, FULL)   # 32-entry table; one entry per BREATH_STEP_MS
+BREATH_STEP_MS = const(60)               # ~1.9 s per breath
+
+
+def kind_led(kind, seat):
+    """The LED colour (r, g, b) of a count kind on a seat's ring."""
+    if kind == counts.ONE:
+        return SEAT_LED[seat]
+    if kind == counts.TEN or kind == counts.MARK:
+        return WHITE_LED
+    if kind == counts.FIFTY:
+        return VIOLET_LED
+    if kind == counts.FIVE:
+        return PINK_LED
+    return (0, 0, 0)
+
+
+def kind_srgb(kind, seat):
+    """The screen colour of a count kind on a seat's ring (docs, terminal)."""
+    if kind == counts.ONE:
+        return SEAT_SRGB[seat]
+    if kind == counts.TEN or kind == counts.MARK:
+        return WHITE_SRGB
+    if kind == counts.FIFTY:
+        return VIOLET_SRGB
+    if kind == counts.FIVE:
+        return PINK_SRGB
+    return (0, 0, 0)
+
+
+# Candidates for classify(): (kind, r, g, b); every seat colour reads as ONE.
+_CANDIDATES = ((counts.TEN,) + WHITE_LED, (counts.FIFTY,) + VIOLET_LED,
+               (counts.FIVE,) + PINK_LED) + tuple((counts.ONE,) + c for c in SEAT_LED)
+
+
+def classify(r, g, b, frame_max):
+    """The count kind of one LED read back from a frame, given the largest channel value
+    anywhere in the frame. Hue decides, because brightness, breathing and the power limiter
+    scale every channel of an LED alike."""
+    m = r if r > g else g
+    if b > m:
+        m = b
+    if m == 0:
+        return counts.OFF
+    if m * MARK_SHARE < frame_max:
+        return counts.MARK
+    best = counts.OFF
+    best_d = 1 << 30
+    for cand in _CANDIDATES:
+        # Compare with the candidate scaled to this LED's strongest channel.
+        d = (abs(r * 255 - cand[1] * m) + abs(g * 255 - cand[2] * m)
+             + abs(b * 255 - cand[3] * m))
+        if d < best_d:
+            best_d = d
+            best = cand[0]
+    return best
