@@ -1,0 +1,116 @@
+# The CPU player on both runtimes: legal moves, the game left unchanged, the deadline kept,
+# slicing, and a small deterministic match showing the levels in order.
+from mancala import Game, Rules
+from mancala.cpu import Search, choose_move, Rng
+
+ALL_RULES = [
+    {"variant": "kalah"},
+    {"variant": "kalah", "seeds": 3, "capture": "always", "wipeout_capture": False},
+    {"variant": "basic"},
+    {"variant": "basic", "pits": 7},
+    {"variant": "basic", "players": 3},
+    {"variant": "basic", "players": 3, "pits": 4, "play_all_places": False},
+    {"variant": "basic", "players": 4, "pits": 4},
+    {"variant": "basic", "players": 4},
+]
+
+
+def test_every_level_plays_legal_moves_and_leaves_the_game_alone():
+    for rules in ALL_RULES:
+        for level in (1, 2, 3, 4, 5):
+            game = Game(Rules.from_dict(rules))
+            rng = Rng(level)
+            moves = 0
+            while not game.over and moves < 12:
+                before = game.to_dict()
+                pit = choose_move(game, level, 1000, seed=moves, max_nodes=300)
+                assert game.to_dict() == before, (rules, level)
+                assert pit in game.legal_moves(), (rules, level, pit)
+                game.play(pit)
+                # a random reply keeps the positions varied
+                if not game.over:
+                    legal = game.legal_moves()
+                    game.play(legal[rng.below(len(legal))])
+                moves += 1
+
+
+def test_a_tiny_budget_stops_on_the_deadline_with_a_legal_move():
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    s = Search(game, 5, 30, seed=1)
+    while not s.step(5):
+        pass
+    assert s.timed_out
+    assert s.best in game.legal_moves()
+    assert s.depth >= 1
+
+
+def test_the_node_limit_stops_the_search():
+    game = Game(Rules.from_dict({"variant": "basic", "players": 4}))
+    s = Search(game, 5, 100000, seed=1, max_nodes=2000)
+    s.run()
+    assert s.timed_out and 2000 <= s.nodes < 2100, s.nodes
+
+
+def test_slices_give_the_same_move_as_one_go():
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    game.play(3)
+    one = Search(game, 5, 100000, seed=2, max_nodes=3000)
+    one.run()
+    sliced = Search(game, 5, 100000, seed=2, max_nodes=3000)
+    steps = 0
+    while not sliced.step(0):
+        steps += 1
+    assert steps > 10
+    assert (sliced.best, sliced.depth) == (one.best, one.depth)
+
+
+def test_a_single_legal_move_is_played_at_once():
+    game = Game.from_dict({"rules": Rules.from_dict({"variant": "kalah"}).to_dict(),
+                           "pits": [[0, 0, 0, 0, 0, 1], [4, 4, 4, 4, 4, 4]],
+                           "stores": [20, 3], "turn": 0, "active": [0, 1],
+                           "places": [None, None], "over": False})
+    s = Search(game, 5, 1000)
+    assert s.step(1) and s.best == 6 and s.nodes == 0
+
+
+def test_level_5_takes_a_winning_capture():
+    # Seat 0 sows pit 2's one stone into empty pit 3 and captures seat 1's 10 stones.
+    game = Game.from_dict({"rules": Rules.from_dict({"variant": "kalah"}).to_dict(),
+                           "pits": [[0, 1, 0, 0, 0, 2], [1, 1, 1, 10, 0, 0]],
+                           "stores": [16, 16], "turn": 0, "active": [0, 1],
+                           "places": [None, None], "over": False})
+    assert choose_move(game, 5, 100000, seed=0, max_nodes=5000) == 2
+
+
+def test_bad_level_is_one_sentence():
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    try:
+        Search(game, 9)
+    except ValueError as e:
+        assert "level must be" in str(e)
+    else:
+        raise AssertionError("level 9 was accepted")
+
+
+def _match(rules, a, b, games, nodes):
+    """Level a against level b, each seat half the time; a's score in half points."""
+    points = 0
+    for g in range(games):
+        game = Game(Rules.from_dict(rules))
+        seat_a = g % 2
+        ply = 0
+        while not game.over:
+            level = a if game.turn == seat_a else b
+            game.play(choose_move(game, level, 100000, seed=g * 1000 + ply, max_nodes=nodes))
+            ply += 1
+        mine = game.places[seat_a]
+        other = game.places[1 - seat_a]
+        points += 2 if mine < other else (1 if mine == other else 0)
+    return points
+
+
+def test_levels_in_order_small_match():
+    # 6 games each (12 half points); level 5 must clearly beat level 1 in both variants.
+    assert _match({"variant": "kalah"}, 5, 1, 6, 800) >= 10
+    assert _match({"variant": "kalah"}, 3, 1, 6, 800) >= 9
+    assert _match({"variant": "basic"}, 5, 1, 6, 800) >= 9
