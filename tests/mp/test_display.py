@@ -296,3 +296,15 @@ def test_app_calls_refuse_by_position_and_settings():
         assert "brightness" in str(e)
     else:
         assert False
+
+
+def test_speed_zero_shows_the_move_at_once():
+    d, g, chains, rings, sent = _board("duo", 2, 6, "kalah")
+    d.set_speed(0)
+    d.tick(0)
+    while not g.over:
+        record = g.play(g.legal_moves()[0])
+        d.play(record, g.to_dict(), now=5)
+        assert not d.busy()
+    d.tick(10000)
+    _check_frame(d, g.to_dict(), chains, rings, d.limiter)

@@ -57,6 +57,7 @@ class Sowing:
     def start(self, record, rings, ms_per_stone, now):
         """Lay out the steps of record; the first (lift) is due at once."""
         steps = []
+        flash_ms = FLASH_MS if ms_per_stone else 0   # speed 0: no animation at all
         mover = record["seat"]
         steps.append((0, LIFT, rings(mover, record["pit"]), 0, 0, 0))
         t = 0
@@ -71,12 +72,12 @@ class Sowing:
             store = rings(cap["seat"], 0)
             for r in (land, across, store):
                 steps.append((t, FLASH, r, 0, 0, 0))
-            t += FLASH_MS
+            t += flash_ms
             steps.append((t, CAPTURE, land, across, store, cap["stones"]))
         if record.get("sweep") or record.get("finished") or record.get("over"):
             t += ms_per_stone
             steps.append((t, FLASH, -1, 0, 0, 0))   # -1: every pit that still holds stones
-            t += FLASH_MS
+            t += flash_ms
         t += ms_per_stone
         steps.append((t, FINAL, 0, 0, 0, 0))
         if record.get("extra"):

@@ -27,6 +27,22 @@ KINDS = 6
 VALUES = (0, 1, 10, 50, 5, 0)
 NAMES = ("off", "one", "ten", "fifty", "five", "mark")
 
+try:
+    import micropython
+
+    @micropython.viper
+    def _fill(out, start: int, n: int, kind: int):
+        p = ptr8(out)  # noqa: F821 (viper built-in)
+        i = start
+        end = start + n
+        while i < end:
+            p[i] = kind
+            i += 1
+except (ImportError, AttributeError):
+    def _fill(out, start, n, kind):
+        for i in range(start, start + n):
+            out[i] = kind
+
 
 def runs(count, leds):
     """(fifties, tens, fives, ones) for count on a ring of leds LEDs: the plain form when it
@@ -66,16 +82,10 @@ def encode(count, leds, out=None):
             ones = ones % 5
             if fifties + tens + fives + ones > leds:
                 runs(count, leds)  # raises
-    for i in range(leds):
-        out[i] = OFF
-    i = 0
-    for _ in range(fives):
-        out[i] = FIVE
-        i += 1
-    for _ in range(ones):
-        out[i] = ONE
-        i += 1
-    olen = i
+    _fill(out, 0, leds, OFF)
+    _fill(out, 0, fives, FIVE)
+    _fill(out, fives, ones, ONE)
+    olen = fives + ones
     tlen = fifties + tens
     if tlen:
         s = leds // 2
@@ -85,12 +95,8 @@ def encode(count, leds, out=None):
             s = leds - 1 - tlen     # a dark LED before the top
         if s < olen:
             s = olen                # no room for gaps: the colours still tell them apart
-        for _ in range(fifties):
-            out[s] = FIFTY
-            s += 1
-        for _ in range(tens):
-            out[s] = TEN
-            s += 1
+        _fill(out, s, fifties, FIFTY)
+        _fill(out, s + fifties, tens, TEN)
     return out
 
 

@@ -83,7 +83,8 @@ class Frame:
             self.views.append(memoryview(chains[chain])[start * 3:(start + leds) * 3])
         self.sums = [0] * n          # channel sum of each ring as painted (before limiting)
         self.dirty = bytearray(n)    # painted since the last commit
-        self.cols = bytearray(3 * SLOTS)
+        self.cols = bytearray(3 * SLOTS)   # slot OFF stays 0, 0, 0
+        self._seat = self._level = self._br = -1   # what cols holds now
         self.brightness = 255
         self.scale = 256             # the limiter's last scale (256 = untouched)
         self._touched = bytearray(len(chains))
@@ -99,9 +100,12 @@ class Frame:
             _put(cols, FILL, fill_rgb, br * fill_level // 255)
             for i in range(leds):
                 kinds[i] = FILL
-        else:
+        elif seat != self._seat or level != self._level or br != self._br:
+            # Rings are painted mostly in runs of one seat at one level: reuse the table.
+            self._seat = seat
+            self._level = level
+            self._br = br
             eff = br * level // 255
-            _put(cols, counts.OFF, (0, 0, 0), 0)
             if seat >= 0:
                 _put(cols, counts.ONE, palette.SEAT_LED[seat], eff)
             _put(cols, counts.TEN, palette.WHITE_LED, eff)
