@@ -1,0 +1,55 @@
+# Display.tick() must not allocate on the board (DESIGN.md: hot paths do not allocate), while
+# idle, breathing, animating, limiting and blinking. MicroPython only: it uses gc.mem_alloc.
+import gc
+import profile
+from mancala import Rules, Game
+from display import Display
+
+
+class _Leds:
+    def __init__(self, lengths):
+        self.bufs = [bytearray(3 * n) for n in lengths]
+
+    def __len__(self):
+        return len(self.bufs)
+
+    def buffer(self, i):
+        return self.bufs[i]
+
+    def show(self, i):
+        pass
+
+
+def _allocated(fn):
+    gc.collect()
+    before = gc.mem_alloc()
+    fn()
+    return gc.mem_alloc() - before
+
+
+def test_tick_allocates_nothing():
+    p = profile.load("../../hardware/profiles/quad.json")
+    d = Display(p, _Leds([n for pin, n in p.chains]))
+    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
+    d.set_game(profile.seating(p, 4, 6), g.to_dict())
+    d.set_speed(100)
+    d.tick(0)
+    clock = [0]
+
+    def idle():
+        for _ in range(100):      # the store breathes: a ring repaints every few ticks
+            clock[0] += 33
+            d.tick(clock[0])
+    assert _allocated(idle) == 0
+    record = g.play(6)
+    d.play(record, g.to_dict(), now=clock[0])
+    d.refuse("1.2", now=clock[0])
+    ticks = [0]
+
+    def animate():
+        while d.busy():
+            clock[0] += 33
+            d.tick(clock[0])
+            ticks[0] += 1
+    assert _allocated(animate) == 0
+    assert ticks[0] > 5     # the sowing took several frames
