@@ -92,3 +92,16 @@ def test_display_package_compiles_for_the_rp2040(tmp_path):
         proc = subprocess.run([MPY_CROSS, "-march=armv6m", "-o", str(out), src],
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
+
+
+def test_display_doc_pictures_are_drawn_and_referenced(tmp_path):
+    import re
+    import runpy
+    script = os.path.join(ROOT, "docs", "img", "make_display_svgs.py")
+    names = runpy.run_path(script)["main"]()
+    doc = open(os.path.join(ROOT, "docs", "display.md")).read()
+    for ref in re.findall(r"\]\(img/([^)]+)\)", doc):
+        assert ref in names, ref
+    for name in names:
+        text = open(os.path.join(ROOT, "docs", "img", name)).read()
+        assert text.startswith("<svg") and "<circle" in text or "<rect" in text
