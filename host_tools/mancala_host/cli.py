@@ -91,7 +91,7 @@ def _a_state(p):
 
 @command("watch", _module_command("watch"), "the live board in the terminal, with commentary")
 def _a_watch(p):
-    p.add_argument("--events", type=int, default=0, help="stop after this many events (0: never)")
+    p.add_argument("--events", type=int, default=0, help="stop after this many game events: moves, resigns, undos, new games, game overs (0: never)")
     p.add_argument("--plain", action="store_true", help="no redrawing: print each event's lines")
 
 

@@ -200,8 +200,8 @@ def _reconnect(args, tracker, why):
             time.sleep(0.3)
 
 
-def run(args):
-    tracker = GameTracker(args.out)
+def run(args, tracker=None):
+    tracker = tracker or GameTracker(args.out)
     client = _connect(args)
     try:
         tracker.attach(client)

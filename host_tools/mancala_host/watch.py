@@ -1,0 +1,101 @@
+"""`watch`: the live board in the terminal, redrawn on each event, with commentary beside it.
+
+On a terminal the screen is redrawn in place: the board on the left, the last lines of the
+running commentary on the right. With `--plain` (or when the output is not a terminal) each
+event prints its sentence and the board below it, which suits logs and tests.
+"""
+
+import collections
+import re
+import shutil
+import sys
+
+from .session import connect
+from .view import board_lines, commentary, rules_label
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+HOME_CLEAR = "\x1b[H\x1b[2J"
+GAME_EVENTS = ("new_game", "move", "resign", "undo", "game_over")  # what --events counts
+
+
+def _width(text):
+    return len(ANSI.sub("", text))
+
+
+def _wrap(text, width):
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = (line + " " + w) if line else w
+    if line:
+        lines.append(line)
+    return lines
+
+
+def side_by_side(left, notes, total_width):
+    """The board lines with the commentary wrapped into a column to their right."""
+    lw = max(_width(l) for l in left) + 4
+    cw = max(20, total_width - lw - 1)
+    right = []
+    for note in notes:
+        right += _wrap(note, cw)
+    rows = max(len(left), len(right))
+    right = right[-rows:] if len(right) > rows else right
+    out = []
+    for i in range(rows):
+        l = left[i] if i < len(left) else ""
+        r = right[i] if i < len(right) else ""
+        out.append(l + " " * (lw - _width(l)) + r)
+    return out
+
+
+def run(args):
+    plain = args.plain or not sys.stdout.isatty()
+    with connect(args) as client:
+        answer = client.request("state")
+        state = answer["state"]
+        notes = collections.deque(maxlen=16)
+        title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
+        print("Watching %s; stop with Ctrl-C." % title, flush=True)
+        if plain:
+            _print_plain(None, state, args)
+        else:
+            _redraw(title, state, notes, args)
+        seen = 0
+        while not (args.events and seen >= args.events):
+            ev = client.next_event(1.0)
+            if ev is None:
+                continue
+            if ev.get("event") in GAME_EVENTS:
+                seen += 1
+            if isinstance(ev.get("state"), dict):
+                state = ev["state"]
+            text = commentary(ev)
+            if text:
+                notes.append(text)
+            if plain:
+                _print_plain(text, state if "state" in ev else None, args)
+            else:
+                _redraw(title, state, notes, args)
+    return 0
+
+
+def _print_plain(text, state, args):
+    if text:
+        print(text)
+    if state is not None:
+        print(rules_label(state.get("rules")))
+        for line in board_lines(state, colour=args.colour):
+            print("  " + line)
+    sys.stdout.flush()
+
+
+def _redraw(title, state, notes, args):
+    width = shutil.get_terminal_size((100, 30)).columns
+    left = [title, rules_label(state.get("rules")), ""] + board_lines(state, colour=args.colour)
+    out = side_by_side(left, list(notes), width)
+    sys.stdout.write(HOME_CLEAR + "\n".join(out) + "\n\n(Ctrl-C stops watching)\n")
+    sys.stdout.flush()

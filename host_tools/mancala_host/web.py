@@ -1,0 +1,184 @@
+"""`web`: the live board as a local web page for a projector, kept live by server-sent events.
+
+One thread owns the serial line: it reads the board's events and runs the requests the page
+sends (with `--control`, a click on a pit presses it), so the client is never used from two
+threads. Each open page holds a `/events` stream; every event is pushed to all of them as one
+JSON snapshot: state, the board's shape, the commentary so far and the last move record.
+"""
+
+import http.server
+import json
+import queue
+import threading
+
+from .errors import BoardError
+from .session import connect
+from .view import SEAT_COLOURS, commentary, rules_label
+from .webpage import PAGE
+
+
+class Hub:
+    """The latest snapshot and the queues of the pages listening."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.listeners = []
+        self.snapshot = {}
+        self.notes = []
+        self.requests = queue.Queue()
+
+    def publish(self, **changes):
+        with self.lock:
+            self.snapshot.update(changes)
+            self.snapshot["notes"] = self.notes[-12:]
+            data = json.dumps(self.snapshot)
+            for q in self.listeners:
+                q.put(data)
+
+    def listen(self):
+        q = queue.Queue()
+        with self.lock:
+            self.listeners.append(q)
+            q.put(json.dumps(self.snapshot))
+        return q
+
+    def forget(self, q):
+        with self.lock:
+            if q in self.listeners:
+                self.listeners.remove(q)
+
+
+def board_loop(client, hub, stop):
+    """Follow the board until `stop` is set; runs in its own thread and owns `client`."""
+    answer = client.request("state")
+    hello = client.hello_answer
+    hub.publish(state=answer["state"], board=hello.get("board"), firmware=hello.get("firmware"),
+                title=rules_label(answer["state"].get("rules")), colours=SEAT_COLOURS,
+                record=None, live=True)
+    while not stop.is_set():
+        try:
+            req, reply = hub.requests.get_nowait()
+        except queue.Empty:
+            req = None
+        if req is not None:
+            try:
+                reply.put(client.request(req.pop("cmd"), **req))
+            except BoardError as exc:
+                reply.put({"ok": False, "error": {"message": str(exc)}})
+        ev = client.next_event(0.1)
+        if ev is None:
+            continue
+        text = commentary(ev)
+        if text:
+            hub.notes.append(text)
+        changes = {}
+        if isinstance(ev.get("state"), dict):
+            changes["state"] = ev["state"]
+            changes["title"] = rules_label(ev["state"].get("rules"))
+        if ev.get("event") in ("move", "resign"):
+            changes["record"] = ev.get("record")
+        elif ev.get("event") in ("new_game", "undo"):
+            changes["record"] = None
+        hub.publish(**changes)
+
+
+def make_handler(hub, control):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):  # the page polls nothing, but keep the terminal quiet
+            pass
+
+        def _send(self, code, ctype, body):
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path in ("/", "/index.html"):
+                page = PAGE.replace("__CONTROL__", "true" if control else "false")
+                self._send(200, "text/html; charset=utf-8", page.encode("utf-8"))
+            elif self.path == "/snapshot":
+                with hub.lock:
+                    body = json.dumps(hub.snapshot).encode()
+                self._send(200, "application/json", body)
+            elif self.path == "/events":
+                self._stream()
+            else:
+                self._send(404, "text/plain", b"not found")
+
+        def _stream(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            q = hub.listen()
+            try:
+                while True:
+                    try:
+                        data = q.get(timeout=15)
+                        self.wfile.write(("data: %s\n\n" % data).encode())
+                    except queue.Empty:
+                        self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+            finally:
+                hub.forget(q)
+
+        def do_POST(self):
+            if self.path != "/press" or not control:
+                self._send(403, "text/plain", b"start web with --control to press from the page")
+                return
+            try:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                req = {"cmd": "press", "seat": int(body["seat"]), "pit": int(body["pit"])}
+            except (ValueError, KeyError, TypeError):
+                self._send(400, "text/plain", b"send {\"seat\": s, \"pit\": n}")
+                return
+            reply = queue.Queue()
+            hub.requests.put((req, reply))
+            try:
+                answer = reply.get(timeout=10)
+            except queue.Empty:
+                answer = {"ok": False, "error": {"message": "the board did not answer"}}
+            self._send(200, "application/json", json.dumps(answer).encode())
+
+    return Handler
+
+
+def run(args):
+    hub = Hub()
+    stop = threading.Event()
+    with connect(args) as client:
+        try:
+            server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
+        except OSError as exc:
+            raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
+                             % (args.host, args.http_port, exc.strerror or exc))
+        server.daemon_threads = True
+        failure = []
+
+        def follow():
+            try:
+                board_loop(client, hub, stop)
+            except BoardError as exc:
+                failure.append(exc)
+                hub.publish(live=False)
+                server.shutdown()
+
+        worker = threading.Thread(target=follow, daemon=True)
+        worker.start()
+        host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
+        print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
+              % (host, server.server_address[1], client.hello_answer.get("board"), client.name), flush=True)
+        try:
+            server.serve_forever(poll_interval=0.2)
+        finally:
+            stop.set()
+            server.server_close()
+            worker.join(timeout=2)
+        if failure:
+            raise failure[0]
+    return 0

@@ -1,0 +1,232 @@
+"""Every host command against the virtual board: the real firmware under MicroPython, reached
+over a real pty with real pyserial (`mancala-board sim --pty LINK`).
+
+Moves are made with `press` over the line, or, while another command holds the port (record,
+watch, web), with pad touches through the sim's MANCALA_SIM_TOUCH channel. Waits poll for a
+result with a generous deadline; nothing asserts on time.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import types
+
+import pytest
+
+import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
+
+from mancala_host import cli, record
+from mancala_host.session import open_client
+
+ROOT = fakeport.ROOT
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "host_tools"), os.path.join(ROOT, "firmware", "lib")]))
+
+
+def wait_for(what, check, deadline_s=20.0):
+    end = time.monotonic() + deadline_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError("gave up waiting for " + what)
+        time.sleep(0.05)
+
+
+class Sim:
+    """A virtual board in its own process group, restartable on the same flash."""
+
+    def __init__(self, tmp_path, profile="duo"):
+        self.dir = tmp_path
+        self.link = str(tmp_path / "board.pty")
+        self.flash = tmp_path / "flash"
+        self.flash.mkdir(exist_ok=True)
+        self.profile_name = profile
+        with open(os.path.join(ROOT, "hardware", "profiles", profile + ".json")) as f:
+            self.profile = json.load(f)
+        self.starts = 0
+        self.proc = None
+
+    def start(self):
+        self.starts += 1
+        # a fresh touch file per start: the fake reads a regular file from its beginning
+        self.touch_path = str(self.dir / ("touch%d.txt" % self.starts))
+        open(self.touch_path, "w").close()
+        env = dict(ENV, MANCALA_SIM_TOUCH=self.touch_path)
+        log = open(str(self.dir / "sim.log"), "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mancala_host", "sim", "--pty", self.link, "--flash", str(self.flash),
+             "--profile", self.profile_name],
+            env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True, cwd=str(self.dir))
+        log.close()
+        wait_for("the sim to answer hello", self._answers)
+        return self
+
+    def _answers(self):
+        if self.proc.poll() is not None:
+            raise AssertionError("the sim exited: " + open(str(self.dir / "sim.log")).read()[-2000:])
+        if not os.path.exists(self.link):
+            return False
+        try:
+            open_client(self.link, timeout=2.0).close()
+            return True
+        except Exception:
+            return False
+
+    def kill(self):
+        """A power cut: SIGKILL the launcher's process group (the board dies with it)."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def touch(self, seat, pit, players=2, pits=6):
+        """Tap the pad of a seat's pit, as a finger would."""
+        import profile as board_profile
+
+        seating = board_profile.seating(board_profile.check(self.profile), players, pits)
+        pad = self.profile["positions"][seating.position(seat, pit)]["pad"]
+        line = "%x %d " % (int(str(pad["chip"]), 16), pad["electrode"])
+        with open(self.touch_path, "a") as f:
+            f.write(line + "1\n")
+        time.sleep(0.15)  # held like a finger, past the debounce
+        with open(self.touch_path, "a") as f:
+            f.write(line + "0\n")
+
+
+@pytest.fixture
+def sim(tmp_path):
+    board = Sim(tmp_path).start()
+    yield board
+    board.stop()
+
+
+def mb(capsys, sim, *argv):
+    code = cli.main(["--port", sim.link, "--timeout", "5"] + list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def state_of(capsys, sim):
+    code, out, err = mb(capsys, sim, "--json", "state")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_info_state_and_a_whole_game(sim, capsys):
+    code, out, err = mb(capsys, sim, "info")
+    assert code == 0, err
+    assert "duo" in out and "protocol 1" in out
+    code, out, err = mb(capsys, sim, "new", "--first", "0")
+    assert code == 0 and "seat 0 starts" in out
+    code, out, err = mb(capsys, sim, "press", "0", "3")
+    assert code == 0, err
+    assert "Seat 0 sows 4 from pit 3; the last stone lands in its own store: seat 0 moves again." in out
+    code, out, err = mb(capsys, sim, "press", "1", "2")
+    assert code == 2 and "illegal_move" in err
+    code, out, err = mb(capsys, sim, "undo")
+    assert code == 0
+    assert state_of(capsys, sim)["moves"] == 0
+    code, out, err = mb(capsys, sim, "undo")
+    assert code == 2 and "nothing_to_undo" in err
+    code, out, err = mb(capsys, sim, "resign", "1")
+    assert code == 0 and "Seat 1 resigns" in out and "Game over" in out
+    assert state_of(capsys, sim)["state"]["places"] == [1, 2]
+
+
+def test_config_show_set_reset(sim, capsys):
+    code, out, err = mb(capsys, sim, "config", "show")
+    assert code == 0 and "rules.variant=\"kalah\"" in out
+    code, out, err = mb(capsys, sim, "config", "set", "rules.variant=basic", "rules.players=2", "rules.pits=7", "brightness=60")
+    assert code == 0, err
+    assert "rules.pits=7" in out and "brightness=60" in out
+    code, out, err = mb(capsys, sim, "config", "set", "brightness=300")
+    assert code == 2 and "bad_config" in err and "brightness" in err
+    code, out, err = mb(capsys, sim, "config", "set", "rules.preset=kalah-empty-capture", "seats.1.kind=human")
+    assert code == 0, err
+    assert 'rules.capture="always"' in out and "rules.wipeout_capture=false" in out
+    code, out, err = mb(capsys, sim, "config", "reset")
+    assert code == 0 and "brightness=40" in out and 'rules.capture="nonempty"' in out
+
+
+def test_record_survives_the_sim_being_killed(sim, capsys, tmp_path):
+    """Record games while moves come from the pads; kill the board mid-game and restart it."""
+    log = str(tmp_path / "games.jsonl")
+    # a tap during a sowing animation only skips it, so the pads play without one
+    assert mb(capsys, sim, "config", "set", "animation_ms=0")[0] == 0
+    assert mb(capsys, sim, "new", "--first", "0", "variant=kalah", "seeds=3")[0] == 0
+    said = []
+    tracker = record.GameTracker(log, say=said.append)
+    args = types.SimpleNamespace(port=sim.link, timeout=3.0, out=log, games=1, reconnect_timeout=30)
+    result = []
+    worker = threading.Thread(target=lambda: result.append(record.run(args, tracker)), daemon=True)
+    worker.start()
+    wait_for("record to start", lambda: tracker.game is not None)
+
+    def play(seat, pit):
+        n = len(tracker.game["moves"]) if tracker.game else 0
+        sim.touch(seat, pit)
+        wait_for("the move %d/%d after %s (%s)" % (seat, pit, played, said),
+                 lambda: tracker.game is None or len(tracker.game["moves"]) > n)
+
+    from mancala import Game, Rules
+    game = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=0)
+    moves = 0
+    played = []
+    while not game.over:
+        if moves == 6:
+            sim.kill()
+            wait_for("record to notice", lambda: any("went away" in s for s in said))
+            sim.start()
+            wait_for("record to reconnect", lambda: any("is back" in s for s in said))
+        pit = game.legal_moves()[-1]
+        seat = game.turn
+        game.play(pit)
+        played.append((seat, pit))
+        play(seat, pit)
+        moves += 1
+    worker.join(20)
+    assert result == [0]
+    assert any("continues (6 move(s) kept)" in s for s in said), said
+    lines = open(log).read().splitlines()
+    assert len(lines) == 1
+    logged = json.loads(lines[0])
+    assert [(m["seat"], m["pit"]) for m in logged["moves"]] == played
+    assert logged["result"]["stores"] == game.to_dict()["stores"]
+    assert logged["board"]["profile"] == "duo" and logged["rules"]["seeds"] == 3
+    # the round trip: replay and stats read what record wrote
+    assert cli.main(["replay", log]) == 0
+    assert "1 replay correctly, 0 do not" in capsys.readouterr().out
+    assert cli.main(["stats", log, "--plot", str(tmp_path / "s.png")]) == 0
+    assert "1 game(s) counted, 0 skipped" in capsys.readouterr().out
+
+
+def test_watch_comments_on_pad_moves(sim, tmp_path):
+    assert cli.main(["--port", sim.link, "config", "set", "animation_ms=0"]) == 0
+    assert cli.main(["--port", sim.link, "new", "--first", "0"]) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", sim.link, "watch", "--plain",
+                             "--events", "2"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("Watching Board duo"), first + proc.stderr.read()
+        sim.touch(0, 3)
+        sim.touch(0, 6)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Seat 0 sows 4 from pit 3; the last stone lands in its own store: seat 0 moves again." in out
+    assert "Seat 0 sows 5 from pit 6; the last stone lands in seat 1's pit 4; seat 1 to move." in out
