@@ -68,7 +68,7 @@ def board_loop(client, hub, stop):
         ev = client.next_event(0.1)
         if ev is None:
             continue
-        text = commentary(ev)
+        text = commentary(ev) if ev.get("event") not in ("log", "config") else None  # not for a class
         if text:
             hub.notes.append(text)
         changes = {}

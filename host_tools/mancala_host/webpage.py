@@ -23,7 +23,7 @@ PAGE = r"""<!doctype html>
  #notes p:last-child { color:#fff; font-weight:600; }
  .count { font-size:44px; font-weight:700; fill:#fff; text-anchor:middle; dominant-baseline:central; }
  .store .count { font-size:60px; }
- .label { font-size:22px; fill:#999; text-anchor:middle; }
+ .label { font-size:30px; font-weight:600; fill:#999; text-anchor:middle; }
  .pit { cursor:default; }
  .control .pit { cursor:pointer; }
 </style></head>
