@@ -1,0 +1,190 @@
+"""`deploy`: compile firmware/ for the Pico and copy it to the board with mpremote.
+
+1. Stage: every .py under firmware/ is compiled with `mpy-cross -march=armv6m` into
+   build/firmware/ (main.py and boot.py stay .py: MicroPython runs them by name), and the chosen
+   profile is staged as profile.json. A manifest of source hashes skips recompiling files that
+   did not change.
+2. Copy: one mpremote run copies the staged tree to the board's flash root. mpremote's `cp`
+   compares each file's SHA-256 with the board's copy and skips the unchanged ones ("Up to date").
+3. Check: after a reset, the board must answer hello with the firmware version of the source.
+
+`--dry-run` stages and lists what would be copied, and touches no board.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+from .errors import BoardError
+
+KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
+NOT_FIRMWARE = ("manifest.py",)  # micropython-lib freezing manifests: build input, not code
+
+
+def repo_root():
+    """The repository holding firmware/ and hardware/: beside this package, else the cwd."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for start in (here, os.getcwd()):
+        d = start
+        while True:
+            if os.path.isdir(os.path.join(d, "firmware")) and os.path.isdir(os.path.join(d, "hardware")):
+                return d
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    raise BoardError("Cannot find the repository's firmware/ and hardware/ folders; run deploy "
+                     "inside the repository or give --firmware and --profile paths.")
+
+
+def find_tool(name):
+    """A console tool from the venv this Python runs in, else from PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.exists(beside):
+        return beside
+    found = shutil.which(name)
+    if not found:
+        raise BoardError("%s is not installed: run 'make venv' (or pip install %s)." % (name, name))
+    return found
+
+
+def _sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def profile_path(name, root):
+    if os.path.exists(name):
+        return name
+    path = os.path.join(root, "hardware", "profiles", name + ".json")
+    if not os.path.exists(path):
+        names = sorted(f[:-5] for f in os.listdir(os.path.join(root, "hardware", "profiles")) if f.endswith(".json"))
+        raise BoardError("There is no profile %r: choose one of %s, or give a path." % (name, ", ".join(names)))
+    return path
+
+
+def stage(firmware, build, profile, compiler=None):
+    """Compile and collect the board's files under `build`; returns [(relative path, compiled)]."""
+    manifest_path = os.path.join(build, ".sources.json")
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        manifest = {}
+    files = []
+    for dirpath, dirnames, filenames in os.walk(firmware):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if not name.endswith(".py") or name in NOT_FIRMWARE:
+                continue
+            src = os.path.join(dirpath, name)
+            rel = os.path.relpath(src, firmware).replace(os.sep, "/")
+            keep = rel in KEEP_SOURCE
+            out_rel = rel if keep else rel[:-3] + ".mpy"
+            out = os.path.join(build, out_rel)
+            digest = _sha(src)
+            fresh = manifest.get(rel) == digest and os.path.exists(out)
+            if not fresh:
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                if keep:
+                    shutil.copyfile(src, out)
+                else:
+                    _compile(compiler or find_tool("mpy-cross"), src, out, rel)
+                manifest[rel] = digest
+            files.append((out_rel, not keep))
+    os.makedirs(build, exist_ok=True)
+    shutil.copyfile(profile, os.path.join(build, "profile.json"))
+    files.append(("profile.json", False))
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+    return files
+
+
+def _compile(compiler, src, out, rel):
+    proc = subprocess.run([compiler, "-march=armv6m", "-s", rel, "-o", out, src],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        first = (proc.stderr or proc.stdout).strip().splitlines()
+        raise BoardError("mpy-cross cannot compile %s for the Pico: %s" % (rel, first[-1] if first else "no reason given"))
+
+
+def mpremote_argv(mpremote, port, build, files):
+    """One mpremote run: copy main.py, profile.json and lib/ (hash-checked), then reset."""
+    argv = [mpremote, "connect", port]
+    tops = sorted(set(rel.split("/")[0] for rel, _ in files))
+    for top in tops:
+        local = os.path.join(build, top)
+        if os.path.isdir(local):
+            argv += ["fs", "cp", "-r", local, ":", "+"]
+        else:
+            argv += ["fs", "cp", local, ":" + top, "+"]
+    return argv + ["reset"]
+
+
+def firmware_version(firmware):
+    try:
+        with open(os.path.join(firmware, "lib", "app", "__init__.py")) as f:
+            m = re.search(r'FIRMWARE_VERSION\s*=\s*"([^"]+)"', f.read())
+    except OSError:
+        m = None
+    return m.group(1) if m else None
+
+
+def run(args):
+    root = None
+    firmware = args.firmware
+    if not firmware:
+        root = repo_root()
+        firmware = os.path.join(root, "firmware")
+    if not os.path.isfile(os.path.join(firmware, "main.py")):
+        raise BoardError("%s has no main.py: it is not the firmware folder." % firmware)
+    profile = profile_path(args.profile, root or repo_root())
+    build = args.build or os.path.join(os.path.dirname(os.path.abspath(firmware)), "build", "firmware")
+    files = stage(firmware, build, profile)
+    version = firmware_version(firmware)
+    if args.dry_run:
+        print("Would copy %d file(s) from %s to the board (mpremote skips those already identical):"
+              % (len(files), build))
+        for rel, compiled in files:
+            note = " (compiled for armv6m)" if compiled else ""
+            print("  :%-40s %7d bytes%s" % (rel, os.path.getsize(os.path.join(build, rel)), note))
+        print("Then reset the board and check that it reports firmware %s." % (version or "?"))
+        return 0
+    from .transport import find_board
+
+    port = args.port or find_board()
+    proc = subprocess.run(mpremote_argv(find_tool("mpremote"), port, build, files),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise BoardError("mpremote could not copy the firmware to %s: %s" % (port, lines[-1] if lines else "no reason given"))
+    same = proc.stdout.count("Up to date:")
+    print("Copied %d file(s), %d already up to date." % (len(files) - same, same))
+    return check_version(port, version, args.timeout)
+
+
+def check_version(port, version, timeout, attempts=20):
+    """After the reset: wait for the board and compare the firmware version it reports."""
+    from .session import open_client
+
+    last = None
+    for _ in range(attempts):
+        try:
+            client = open_client(port, timeout)
+        except BoardError as exc:
+            last = exc
+            time.sleep(0.5)
+            continue
+        reported = client.hello_answer.get("firmware")
+        client.close()
+        if version and reported != version:
+            raise BoardError("The board reports firmware %s, but %s was deployed: the copy did not "
+                             "take; run deploy again." % (reported, version))
+        print("The board on %s runs firmware %s." % (port, reported))
+        return 0
+    raise BoardError("The board did not come back after the deploy (%s)" % str(last).rstrip("."))

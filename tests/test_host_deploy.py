@@ -1,0 +1,102 @@
+"""`deploy`: staging (mpy-cross for armv6m, main.py kept as source, the profile as profile.json,
+unchanged files not recompiled), the mpremote command it runs, and the version check."""
+
+import json
+import os
+
+import pytest
+
+from fakeport import ANSWER, HELLO, FakePort
+
+from mancala_host import cli, deploy, session
+from mancala_host.errors import BoardError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_dry_run_lists_the_compiled_tree(tmp_path, capsys):
+    build = tmp_path / "build"
+    assert cli.main(["deploy", "--dry-run", "--profile", "quad", "--build", str(build)]) == 0
+    out = capsys.readouterr().out
+    sources = []
+    for d, _, names in os.walk(os.path.join(ROOT, "firmware")):
+        sources += [n for n in names if n.endswith(".py") and n != "manifest.py"]
+    listed = [l.split()[0] for l in out.splitlines() if l.startswith("  :")]
+    assert len(listed) == len(sources) + 1
+    assert ":main.py" in listed and ":profile.json" in listed and ":lib/mancala/game.mpy" in listed
+    assert not any(l.endswith(".py") and l != ":main.py" for l in listed)
+    mpy = (build / "lib" / "mancala" / "game.mpy").read_bytes()
+    assert mpy[0:1] == b"M"  # a .mpy header; armv6m is checked by mpy-cross itself
+    with open(os.path.join(ROOT, "hardware", "profiles", "quad.json")) as f:
+        assert json.load(f) == json.loads((build / "profile.json").read_text())
+    assert "Then reset the board and check that it reports firmware" in out
+
+
+def test_unchanged_sources_are_not_recompiled(tmp_path):
+    fw = tmp_path / "fw"
+    (fw / "lib" / "pkg").mkdir(parents=True)
+    (fw / "main.py").write_text("import pkg\n")
+    (fw / "lib" / "pkg" / "__init__.py").write_text("X = 1\n")
+    (fw / "lib" / "pkg" / "b.py").write_text("Y = 2\n")
+    build = tmp_path / "build"
+    profile = os.path.join(ROOT, "hardware", "profiles", "duo.json")
+    calls = []
+
+    def compiler_spy(tool, src, out, rel):
+        calls.append(rel)
+        with open(out, "wb") as f:
+            f.write(b"M\x06")
+
+    real = deploy._compile
+    deploy._compile = compiler_spy
+    try:
+        files = deploy.stage(str(fw), str(build), profile, compiler="mpy-cross")
+        assert sorted(calls) == ["lib/pkg/__init__.py", "lib/pkg/b.py"]
+        assert ("main.py", False) in files and ("lib/pkg/b.mpy", True) in files
+        calls.clear()
+        deploy.stage(str(fw), str(build), profile, compiler="mpy-cross")
+        assert calls == []
+        (fw / "lib" / "pkg" / "b.py").write_text("Y = 3\n")
+        deploy.stage(str(fw), str(build), profile, compiler="mpy-cross")
+        assert calls == ["lib/pkg/b.py"]
+    finally:
+        deploy._compile = real
+
+
+def test_syntax_the_board_rejects_is_one_sentence(tmp_path, capsys):
+    fw = tmp_path / "fw"
+    (fw / "lib").mkdir(parents=True)
+    (fw / "main.py").write_text("import x\n")
+    (fw / "lib" / "bad.py").write_text("def f(:\n")
+    code = cli.main(["deploy", "--dry-run", "--firmware", str(fw), "--build", str(tmp_path / "b")])
+    err = capsys.readouterr().err
+    assert code != 0 and "mpy-cross cannot compile lib/bad.py" in err and "Traceback" not in err
+
+
+def test_unknown_profile_names_the_known_ones(tmp_path, capsys):
+    assert cli.main(["deploy", "--dry-run", "--profile", "hexa", "--build", str(tmp_path)]) != 0
+    err = capsys.readouterr().err
+    assert "no profile 'hexa'" in err and "duo" in err and "quad" in err
+
+
+def test_mpremote_copies_hash_checked_then_resets(tmp_path):
+    (tmp_path / "lib").mkdir()
+    files = [("main.py", False), ("lib/a.mpy", True), ("profile.json", False)]
+    argv = deploy.mpremote_argv("mpremote", "/dev/ttyACM0", str(tmp_path), files)
+    assert argv[:3] == ["mpremote", "connect", "/dev/ttyACM0"]
+    assert ["fs", "cp", "-r", str(tmp_path / "lib"), ":"] == argv[3:8]
+    assert ["fs", "cp", str(tmp_path / "main.py"), ":main.py"] == argv[9:13]
+    assert "--force" not in argv and argv[-1] == "reset"
+
+
+def test_version_check_after_deploy(monkeypatch, capsys):
+    monkeypatch.setattr(session, "open_transport", lambda name: FakePort({"hello": [HELLO]}))
+    assert deploy.check_version("fake", "0.1.0", 0.3) == 0
+    assert "runs firmware 0.1.0" in capsys.readouterr().out
+    with pytest.raises(BoardError) as info:
+        deploy.check_version("fake", "0.2.0", 0.3)
+    assert "reports firmware 0.1.0, but 0.2.0 was deployed" in str(info.value)
+    monkeypatch.setattr(session, "open_transport", lambda name: FakePort({}))
+    with pytest.raises(BoardError) as info:
+        deploy.check_version("fake", "0.1.0", 0.2, attempts=1)
+    assert "did not come back" in str(info.value)
