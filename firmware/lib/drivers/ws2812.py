@@ -138,9 +138,9 @@ class WS2812:
             self.show(i)
 
     def deinit(self):
+        """Stop the outputs and free the DMA channels and state machines (a frame still on
+        the wire is cut short)."""
         for i in range(len(self._dma)):
-            while self._dma[i].active():
-                pass
             self._dma[i].close()
             self._sm[i].active(0)
         if self._sm:
