@@ -16,6 +16,7 @@ from mancala import IllegalMove
 import storage
 from app import config as configs
 from app.session import Session, FORMAT as GAME_FORMAT
+from app.menu import Menu
 from protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
 FIRMWARE_VERSION = "0.1.0"
@@ -229,9 +230,8 @@ class App:
             except CommandError as e:
                 self._refuse(pos, seat, 0, e.message)
         elif kind == "long":
-            from app.menu import Menu
             self.menu = Menu(self, seat, pos, now)
-            self.emit("menu", {"open": True, "seat": seat})
+            self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
 
     def close_menu(self):
         if self.menu is not None:
