@@ -17,7 +17,7 @@ PAGE = r"""<!doctype html>
  #status { font-size:1.4rem; color:#aaa; }
  main { display:flex; gap:24px; padding:0 24px; }
  #board { flex:3; }
- svg { width:100%; height:auto; max-height:80vh; }
+ svg { width:100%; height:auto; max-height:88vh; }
  #notes { flex:2; font-size:1.7rem; line-height:1.35; }
  #notes p { margin:0 0 .6em 0; color:#bbb; }
  #notes p:last-child { color:#fff; font-weight:600; }
@@ -50,24 +50,28 @@ function layout(players, pits) {
     spots.push({pits: top, store: [75, 350], label: [500, 100]});
     return spots;
   }
-  const cx = 500, cy = 370, r = players === 3 ? 360 : 330;
+  // A triangle or square filling a 1000 x 1000 view, seat 0 along the bottom edge.
+  const side = 800, r = side / (2 * Math.sin(Math.PI / players));
+  const cx = 500, cy = players === 3 ? 600 : 500;
   const start = (270 - 180 / players) * Math.PI / 180;
   const corner = k => { const a = start + k * 2 * Math.PI / players; return [cx + r * Math.cos(a), cy - r * Math.sin(a)]; };
   for (let s = 0; s < players; s++) {
     const a = corner(s), b = corner(s + 1), list = [];
     for (let i = 0; i < pits; i++) {
-      const f = (i + 1) / (pits + 1.3);
+      const f = 0.24 + 0.56 * i / (pits - 1 || 1);
       list.push([a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]);
     }
-    const store = [b[0] + (cx - b[0]) * 0.12, b[1] + (cy - b[1]) * 0.12];
+    const store = [b[0] + (cx - b[0]) * 0.3, b[1] + (cy - b[1]) * 0.3];
     const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-    spots.push({pits: list, store: store, label: [mid[0] + (cx - mid[0]) * 0.3, mid[1] + (cy - mid[1]) * 0.3]});
+    spots.push({pits: list, store: store, label: [mid[0] + (cx - mid[0]) * 0.55, mid[1] + (cy - mid[1]) * 0.55]});
   }
   return spots;
 }
+function side_gap(pits) { return 0.56 * 800 / (pits - 1 || 1); }
 function ring(svg, x, y, radius, colour, count, opts) {
   const g = el("g", {class: opts.store ? "store" : "pit", "data-seat": opts.seat, "data-pit": opts.pit}, svg);
   if (opts.last) el("circle", {cx: x, cy: y, r: radius + 12, fill: "none", stroke: "#fff", "stroke-width": 4, "stroke-dasharray": "8 6"}, g);
+  if (opts.turn) el("circle", {cx: x, cy: y, r: radius + 10, fill: colour, opacity: 0.35}, g);
   el("circle", {cx: x, cy: y, r: radius, fill: "#1d1d1d", stroke: colour, "stroke-width": opts.turn ? 16 : 10,
                 opacity: opts.dim ? 0.3 : 1}, g);
   const t = el("text", {x: x, y: y, class: "count"}, g);
@@ -91,7 +95,8 @@ function draw(snap) {
   svg.setAttribute("class", CONTROL ? "control" : "");
   const players = st.pits.length, pits = st.pits[0].length;
   const spots = layout(players, pits);
-  const radius = Math.min(48, 560 / (pits + 1) / 2 + (players === 2 ? 8 : 0));
+  svg.setAttribute("viewBox", players === 2 ? "0 0 1000 700" : "0 0 1000 1000");
+  const radius = players === 2 ? Math.min(48, 560 / (pits + 1) / 2 + 8) : Math.min(52, 0.6 * side_gap(pits));
   let last = null;
   if (snap.record && snap.record.sown && snap.record.sown.length) last = snap.record.sown[snap.record.sown.length - 1];
   for (let s = 0; s < players; s++) {
@@ -104,7 +109,7 @@ function draw(snap) {
            last: last && last[0] === s && last[1] === i + 1});
     }
     const [sx, sy] = spots[s].store;
-    ring(svg, sx, sy, radius * 1.45, colour, st.stores[s], {seat: s, pit: 0, store: true, dim: dim, turn: turnSeat,
+    ring(svg, sx, sy, radius * (players === 2 ? 1.45 : 1.25), colour, st.stores[s], {seat: s, pit: 0, store: true, dim: dim, turn: turnSeat,
          last: last && last[0] === s && last[1] === 0});
     const place = st.places[s] ? " - place " + st.places[s] : (turnSeat ? " - to move" : "");
     const lab = el("text", {x: spots[s].label[0], y: spots[s].label[1], class: "label", fill: colour}, svg);
