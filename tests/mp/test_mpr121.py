@@ -65,6 +65,11 @@ def test_thresholds_land_in_their_registers():
     assert mpr.thresholds(4) == (20, 8)
     mpr.set_thresholds(14, 7)
     assert [chip.thresholds(e) for e in range(12)] == [(14, 7)] * 12
+    pairs = [(20 + e, 3 + e) for e in range(12)]
+    mpr.load_thresholds(pairs)
+    assert [chip.thresholds(e) for e in range(12)] == pairs
+    mpr.reset()  # a re-initialised chip gets the thresholds last set, not the defaults
+    assert [chip.thresholds(e) for e in range(12)] == pairs
     assert chip.violations == [], chip.violations  # written in stop mode
     assert chip.regs[0x5E] == 0x8C  # and back in run mode
 

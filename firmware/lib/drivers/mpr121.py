@@ -140,6 +140,16 @@ class MPR121:
         self.i2c.writeto_mem(self.address, _THRESHOLDS, self._thresholds)
         self._run()
 
+    def load_thresholds(self, pairs):
+        """Set all 12 electrodes at once from ((touch, release), ...): one stop/write/run."""
+        if len(pairs) != 12:
+            raise ValueError("need 12 (touch, release) pairs, got %d" % len(pairs))
+        for e in range(12):
+            self._fill_thresholds(pairs[e][0], pairs[e][1], e)
+        self._stop()
+        self.i2c.writeto_mem(self.address, _THRESHOLDS, self._thresholds)
+        self._run()
+
     def thresholds(self, electrode):
         """(touch, release) as last written for this electrode."""
         t = self._thresholds
