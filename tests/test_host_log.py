@@ -223,3 +223,14 @@ def test_torn_last_line_is_stepped_over(tmp_path):
     tracker, _ = make_log(log, random.Random(7), count=1)
     results = list(gamelog.read_log(str(log)))
     assert results[0][2].startswith("it is not valid JSON") and results[1][1] is not None
+
+
+def test_the_example_in_docs_replays():
+    import os
+    import re
+
+    doc = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "game-log.md")).read()
+    block = re.search(r"```json\n(.*?)```", doc, re.S).group(1)
+    game = json.loads(block)
+    engine, records = gamelog.check_game(game)
+    assert engine.over and records[-1]["kind"] == "resign"
