@@ -193,3 +193,29 @@ def test_unknown_command_and_bad_seat(capsys):
     with pytest.raises(SystemExit):
         cli.main(["press", "x", "3"])
     assert "a seat is a number" in capsys.readouterr().err
+
+
+def test_port_from_env_then_usb_then_the_sim_link(monkeypatch, tmp_path, capsys):
+    master, slave = os.openpty()
+    try:
+        pty = os.ttyname(slave)
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("MANCALA_PORT", raising=False)
+
+        def no_board():
+            raise BoardError("No board found: none.")
+        monkeypatch.setattr(transport, "find_board", no_board)
+        with pytest.raises(BoardError):
+            transport.open_transport(None)
+        os.symlink(pty, str(tmp_path / transport.SIM_LINK))
+        line = transport.open_transport(None)
+        assert line.name == transport.SIM_LINK
+        line.close()
+        assert "using the virtual board" in capsys.readouterr().err
+        monkeypatch.setenv("MANCALA_PORT", pty)
+        line = transport.open_transport(None)
+        assert line.name == pty
+        line.close()
+    finally:
+        os.close(master)
+        os.close(slave)

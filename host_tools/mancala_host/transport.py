@@ -7,6 +7,8 @@ Tests use the scripted fake in `tests/fakeport.py`, which has the same four memb
 """
 
 import errno
+import os
+import sys
 import time
 
 from .errors import BoardError, PortLost
@@ -130,8 +132,19 @@ class SerialTransport(Transport):
             pass
 
 
+SIM_LINK = "mancala-sim.pty"  # where `make sim` (the terminal view) puts its serial line
+
+
 def open_transport(port=None):
-    """A SerialTransport on `port`, or on the one board found by USB ID."""
+    """A SerialTransport on `port`, else $MANCALA_PORT, else the one board found by USB ID,
+    else the virtual board that `make sim` runs in this folder."""
+    port = port or os.environ.get("MANCALA_PORT")
     if not port:
-        port = find_board()
+        try:
+            port = find_board()
+        except BoardError:
+            if not os.path.exists(SIM_LINK):
+                raise
+            port = SIM_LINK
+            sys.stderr.write("No USB board found; using the virtual board at %s.\n" % SIM_LINK)
     return SerialTransport(port)
