@@ -1,5 +1,6 @@
 """The board's serial protocol over the real firmware: errors, config, undo, resign, starter."""
 import json
+import random
 
 import pytest
 
@@ -171,3 +172,21 @@ def test_rules_the_board_cannot_seat():
         assert four["state"]["rules"]["players"] == 4 and four["first"] == 1
         # starter rotation goes round all four seats and wraps
         assert [b.ok("new_game")["first"] for _ in range(4)] == [2, 3, 0, 1]
+
+
+def test_undo_reaches_back_to_the_start_of_a_long_game(board):
+    # the board keeps only a few engine snapshots; older take-backs replay the moves
+    states = [board.ok("new_game", rules={"variant": "basic", "players": 2, "pits": 7},
+                       first=0)["state"]]
+    rng = random.Random(3)
+    for _ in range(30):
+        s = states[-1]
+        if s["over"]:
+            break
+        pit = rng.choice([i + 1 for i, n in enumerate(s["pits"][s["turn"]]) if n])
+        states.append(board.ok("press", pit=pit)["state"])
+    assert len(states) > 20
+    for expected in reversed(states[:-1]):
+        assert board.ok("undo")["state"] == expected
+    assert board.request("undo")["error"]["code"] == "nothing_to_undo"
+    board.ok("set_config", config={"rules": {"variant": "kalah"}})

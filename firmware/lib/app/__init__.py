@@ -163,6 +163,7 @@ class App:
         self.close_menu()
         state = self.state()
         self.display.play(record, state)
+        self.session.compact()
         self._save_game()
         self.emit("move", {"seat": record["seat"], "pit": record["pit"], "record": record,
                            "state": state, "by": by, "source": source})
@@ -178,6 +179,7 @@ class App:
         self.close_menu()
         state = self.state()
         self.display.play(record, state)
+        self.session.compact()
         self._save_game()
         self.emit("resign", {"seat": record["seat"], "record": record, "state": state,
                              "source": source})

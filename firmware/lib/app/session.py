@@ -4,11 +4,16 @@ A game is saved as its rules, its first seat, the list of moves from the start a
 engine's state dict. At boot the moves are replayed, which rebuilds the engine's undo history;
 the state dict is the check that the replay came out right (and the fallback if it did not).
 Moves are ints: n >= 1 plays pit n for the seat to move, -1-s is a resignation of seat s.
+
+The engine keeps an undo snapshot per move, which over a long 4-player game is tens of KB.
+The board keeps only the last KEEP of them (compact() starts the engine afresh from its state
+dict); an undo further back replays the move list from the start, compacting as it goes.
 """
 
 from mancala import Game, Rules, IllegalMove
 
 FORMAT = "mancala-game"
+KEEP = 8  # undo snapshots kept in the engine; older take-backs replay from the start
 
 
 class Session:
@@ -50,9 +55,28 @@ class Session:
         """Takes back the last play or resignation; False if there was none."""
         if not self.moves:
             return False
-        self.game.undo()
-        self.moves.pop()
+        if self.game.history_length:
+            self.game.undo()
+            self.moves.pop()
+        else:
+            moves = self.moves[:-1]
+            self.game = Game(self.game.rules, self.first)
+            self.moves = []
+            self.replay(moves)
         return True
+
+    def compact(self):
+        """Drops the engine's undo snapshots beyond the last few (see the module docstring)."""
+        if self.game.history_length > KEEP:
+            self.game = Game.from_dict(self.game.to_dict())
+
+    def replay(self, moves):
+        for m in moves:
+            if m >= 1:
+                self.play(None, m)
+            else:
+                self.resign(-1 - m)
+            self.compact()
 
     def to_saved(self):
         return {"format": FORMAT, "first": self.first, "moves": self.moves,
@@ -70,11 +94,7 @@ class Session:
         moves = saved.get("moves")
         try:
             s = cls(state.get("rules"), first)
-            for m in moves:
-                if m >= 1:
-                    s.play(None, m)
-                else:
-                    s.resign(-1 - m)
+            s.replay(moves)
             if s.game.to_dict() == state:
                 return s, None
         except (ValueError, TypeError, AttributeError):
