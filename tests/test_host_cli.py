@@ -219,3 +219,24 @@ def test_port_from_env_then_usb_then_the_sim_link(monkeypatch, tmp_path, capsys)
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_every_command_in_the_guide_exists_and_parses():
+    import re
+    import shlex
+
+    doc = open(os.path.join(fakeport_root(), "docs", "host-tool.md")).read()
+    parser = cli.build_parser()
+    seen = set()
+    for line in re.findall(r"^(?:\$ )?mancala-board (.*?)(?:\s+#.*)?$", doc, re.M):
+        argv = shlex.split(line)
+        if argv[0] == "sim":
+            continue
+        args = parser.parse_args(argv)  # exits (fails the test) on a wrong example
+        seen.add(args.command)
+    assert seen >= set(cli.COMMANDS) - {"sim"}, set(cli.COMMANDS) - seen
+
+
+def fakeport_root():
+    import fakeport
+    return fakeport.ROOT
