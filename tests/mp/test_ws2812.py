@@ -20,7 +20,7 @@ def _fresh():
     simclock.freeze(0)
     del rp2.violations[:]
     rp2.torn_frames = 0
-    del frame_capture.frames[:]
+    frame_capture.record(64)
     frame_capture.set_path(None)
 
 

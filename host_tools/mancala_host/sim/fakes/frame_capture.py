@@ -1,14 +1,15 @@
 """Where the fake LED outputs (rp2 DMA into a ws2812 state machine, neopixel) put frames.
 
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
-MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped. The last
-few frames are also kept in `frames` as (pin, bytes) for in-process tests.
+MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped. Tests can
+call record(n) to also keep the last n frames in `frames` as (pin, bytes); that is off by
+default because the fakes share the firmware's MicroPython heap (--heapsize).
 """
 import os
 from binascii import hexlify
 
-KEEP = 64
-frames = []  # most recent last
+_keep = 0
+frames = []  # most recent last, while record(n) is on
 _file = None
 _path = None
 _opened = False
@@ -24,24 +25,35 @@ def set_path(path):
     _opened = True
 
 
+def record(n):
+    """Keep the last n frames in `frames` (0 = stop keeping them)."""
+    global _keep
+    _keep = n
+    del frames[:]
+
+
 def _out():
     global _file, _path, _opened
     if not _opened:
         _opened = True
         _path = os.getenv("MANCALA_SIM_FRAMES")
     if _file is None and _path:
-        _file = open(_path, "a")
+        _file = open(_path, "ab")
     return _file
 
 
 def emit(pin, grb):
     """Record one frame sent on data pin `pin` (an int, or a name for a named pin)."""
-    data = bytes(grb)
-    frames.append((pin, data))
-    if len(frames) > KEEP:
-        frames.pop(0)
+    if _keep:
+        frames.append((pin, bytes(grb)))
+        if len(frames) > _keep:
+            frames.pop(0)
     f = _out()
     if f is not None:
-        p = "%d" % pin if isinstance(pin, int) else '"%s"' % pin
-        f.write('{"pin": %s, "grb": "%s"}\n' % (p, hexlify(data).decode()))
+        f.write(('{"pin": %d, "grb": "' % pin if isinstance(pin, int)
+                 else '{"pin": "%s", "grb": "' % pin).encode())
+        mv = memoryview(grb)
+        for i in range(0, len(grb), 256):  # hex in small pieces: no frame-sized strings
+            f.write(hexlify(mv[i:i + 256]))
+        f.write(b'"}\n')
         f.flush()

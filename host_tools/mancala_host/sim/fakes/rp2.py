@@ -133,22 +133,34 @@ class StateMachine:
     def irq(self, handler=None, trigger=0, hard=False):
         return None
 
-    def _wire_bytes(self, words):
-        """The bytes that leave the pin when these 32-bit words pass through the FIFO."""
+    def _wire_bytes(self, snap, unit, bswap):
+        """The bytes that leave the pin when snap passes through the FIFO in transfers of
+        `unit` bytes. Narrow transfers are replicated across the 32-bit bus; each FIFO word
+        gives pull_thresh bits in the shift direction. Written into a reused buffer so the
+        fake does not eat the firmware's heap."""
         n = self.pull_thresh
         left = self.out_shiftdir == PIO.SHIFT_LEFT
-        out = bytearray()
-        acc = 0
-        count = 0
-        for w in words:
+        if unit == 1 and n == 8 and left:
+            return snap  # the WS2812 driver's case: each byte goes out as it is
+        size = len(snap) // unit * n // 8
+        out = getattr(self, "_wire", None)
+        if out is None or len(out) != size:
+            out = self._wire = bytearray(size)
+        acc = count = pos = 0
+        for i in range(0, len(snap) - unit + 1, unit):
+            v = 0
+            for j in range(unit):
+                byte = snap[i + unit - 1 - j] if bswap else snap[i + j]
+                v |= byte << (8 * j)
+            w = v * 0x01010101 if unit == 1 else v * 0x00010001 if unit == 2 else v
             for k in range(n):
-                bit = (w >> (31 - k)) & 1 if left else (w >> k) & 1
-                acc = acc << 1 | bit
+                acc = acc << 1 | ((w >> (31 - k)) & 1 if left else (w >> k) & 1)
                 count += 1
                 if count == 8:
-                    out.append(acc)
-                    acc = 0
-                    count = 0
+                    if pos < size:
+                        out[pos] = acc
+                    pos += 1
+                    acc = count = 0
         return out
 
 
@@ -174,6 +186,8 @@ class DMA:
         self.ctrl = self.pack_ctrl()
         self._handler = None
         self._flight = None  # (source, snapshot, start_us, duration_us)
+        self._snap = None  # reused copy of the bytes of the current transfer
+        self._unpacked = None
         self._closed = False
 
     def pack_ctrl(self, default=None, **kw):
@@ -235,10 +249,11 @@ class DMA:
             return False
         if simclock.elapsed_us(f[2]) < f[3]:
             global torn_frames
-            now = bytes(f[0])[: len(f[1])]
-            if now != f[1]:
+            src, snap = f[0], f[1]
+            n = len(snap)
+            if (src if len(src) == n else bytes(src)[:n]) != snap:
                 torn_frames += 1
-                self._flight = (f[0], now, f[2], f[3])  # count each change once
+                self._flight = (src, bytes(src)[:n], f[2], f[3])  # count each change once
                 _violation("DMA %d: source buffer changed while the frame was on the wire"
                            % self.channel)
             return True
@@ -252,17 +267,23 @@ class DMA:
             self._in_flight()
 
     def _start(self):
-        c = DMA.unpack_ctrl(self.ctrl)
+        ctrl = self.ctrl
+        c = self._unpacked
+        if c is None or c["_value"] != ctrl:
+            c = self._unpacked = DMA.unpack_ctrl(ctrl)
+            c["_value"] = ctrl
         unit = 1 << c["size"]
         nbytes = self.count * unit
         src = self.read
         dst = self.write
-        raw = bytes(src)
-        if len(raw) < nbytes:
+        if len(src) < nbytes:
             _violation("DMA %d: count %d reads past the %d-byte source" %
-                       (self.channel, self.count, len(raw)))
+                       (self.channel, self.count, len(src)))
             return
-        snap = raw[:nbytes]
+        snap = self._snap
+        if snap is None or len(snap) != nbytes:
+            snap = self._snap = bytearray(nbytes)
+        snap[:] = src if len(src) == nbytes else memoryview(src)[:nbytes]
         if not isinstance(dst, StateMachine):
             memoryview(dst)[:nbytes] = snap  # memory to memory
             return
@@ -276,14 +297,7 @@ class DMA:
         if not dst.running:
             _violation("DMA %d: state machine %d is not active" % (self.channel, dst.id))
             return
-        words = []
-        for i in range(0, nbytes, unit):
-            chunk = snap[i:i + unit]
-            if c["bswap"]:
-                chunk = bytes(reversed(chunk))
-            v = int.from_bytes(chunk, "little")
-            words.append(v * 0x01010101 if unit == 1 else v * 0x00010001 if unit == 2 else v)
-        wire = dst._wire_bytes(words)
+        wire = dst._wire_bytes(snap, unit, c["bswap"])
         frame_capture.emit(dst.pin, wire)
         duration = len(wire) * 8 * getattr(dst, "ns_per_bit", 1250) // 1000
         self._flight = (src, snap, simclock.now_us(), duration)
