@@ -1,15 +1,16 @@
 """Where the fake LED outputs (rp2 DMA into a ws2812 state machine, neopixel) put frames.
 
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
-MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped. Tests can
-call record(n) to also keep the last n frames in `frames` as (pin, bytes); that is off by
-default because the fakes share the firmware's MicroPython heap (--heapsize).
+MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped. The last
+8 frames (one per chain on every profile) are also kept in `frames` as (pin, bytes) for
+in-process tests; record(n) changes how many. Kept small because the fakes share the
+firmware's MicroPython heap (--heapsize).
 """
 import os
 from binascii import hexlify
 
-_keep = 0
-frames = []  # most recent last, while record(n) is on
+_keep = 8
+frames = []  # most recent last
 _file = None
 _path = None
 _opened = False
