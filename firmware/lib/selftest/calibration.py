@@ -3,9 +3,10 @@
 A calibration run has phases. "idle": nobody touches anything, and each electrode's noise is
 the largest (baseline - filtered) seen. "touch" of one pad: the maker holds that pad, and its
 peak delta is recorded, together with the largest delta the other pads pick up meanwhile
-(crosstalk). A pad's floor is max(noise, crosstalk); its thresholds sit between floor and
-peak: touch at half the span, release at a quarter, so a lighter touch than the calibration
-one still counts and noise never does.
+(crosstalk, counted once the finger is on the named pad). A pad's floor is
+max(noise, crosstalk); its thresholds sit between floor and peak: touch at half the span,
+release at a quarter, so a lighter touch than the calibration one still counts and noise
+never does.
 
 The file (calibration.json on the flash) holds every chip's 12 (touch, release) pairs:
     {"format": "mancala-calibration", "chips": {"0x5A": [[20, 10], ...12 pairs], ...}}
@@ -62,9 +63,17 @@ class Calibration:
         phase = self.phase
         if phase is None:
             return
+        pressed = False
+        if phase != "idle" and filtered[phase] is not None:
+            d = baseline[phase] - filtered[phase]
+            if d > self.peak[phase]:
+                self.peak[phase] = d
+            # Crosstalk counts only while the finger is on this pad: the hand may still be
+            # leaving the previous pad when the phase starts.
+            pressed = d >= MIN_SPAN
         for i in range(self.count):
             f = filtered[i]
-            if f is None:
+            if f is None or i == phase:
                 continue
             d = baseline[i] - f
             if phase == "idle":
@@ -72,10 +81,7 @@ class Calibration:
                     d = -d
                 if d > self.noise[i]:
                     self.noise[i] = d
-            elif i == phase:
-                if d > self.peak[i]:
-                    self.peak[i] = d
-            elif d > self.cross[i]:
+            elif pressed and d > self.cross[i]:
                 self.cross[i] = d
 
     def floor(self, i):
