@@ -1,0 +1,209 @@
+"""`mancala-board sim`: runs the real firmware under the MicroPython unix port as a virtual board.
+
+    mancala-board sim [--stdio | --pty LINK] [--flash DIR] [--heapsize N]
+                      [--profile duo|quad] [--missing-chip 0x5B ...]
+
+The board process is `micropython -X heapsize=N firmware/main.py` with the fakes first on
+MICROPYPATH, its working directory the virtual flash (holding profile.json, as `deploy` puts
+it on a real board) and the MANCALA_SIM_* channels of docs/architecture.md section 4.
+
+- --stdio: this process becomes the board (exec), so its pid is the board's and SIGKILL on
+  it is a power cut; stdin/stdout are the serial line.
+- --pty LINK: the serial line is a pty, LINK a symlink to it (open it like /dev/ttyACM0).
+- neither: the terminal view (keys are pad touches) plus the pty at ./mancala-sim.pty.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+DEFAULT_HEAPSIZE = "192k"   # the Pico's GC heap is ~228 KB; stay under it with some margin
+DEFAULT_LINK = "mancala-sim.pty"
+PASS_THROUGH = ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES")
+
+
+class UsageError(Exception):
+    """Bad arguments or setup: the message is one sentence for a person."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _parser():
+    p = _Parser(prog="mancala-board sim",
+                description="Run the board firmware on a virtual board (MicroPython unix port).")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--stdio", action="store_true",
+                      help="headless: the serial line is this process's stdin/stdout")
+    mode.add_argument("--pty", metavar="LINK",
+                      help="headless: make a pty and a symlink LINK to it")
+    p.add_argument("--link", metavar="LINK",
+                   help="where the terminal view puts its pty link (default ./%s)" % DEFAULT_LINK)
+    p.add_argument("--flash", metavar="DIR",
+                   help="virtual flash directory, kept between runs (default: a temporary one)")
+    p.add_argument("--heapsize", metavar="N", default=DEFAULT_HEAPSIZE,
+                   help="MicroPython heap, e.g. 160k (default %s, under the Pico's ~228 KB)"
+                   % DEFAULT_HEAPSIZE)
+    p.add_argument("--profile", metavar="NAME", default="duo",
+                   help="board profile from hardware/profiles (default duo)")
+    p.add_argument("--main", metavar="FILE",
+                   help="run FILE instead of firmware/main.py (for testing the sim itself)")
+    p.add_argument("--missing-chip", metavar="ADDR", action="append", default=[],
+                   help="start with this MPR121 unplugged, e.g. 0x5B (repeatable)")
+    return p
+
+
+def find_root():
+    """The repository root: the directory holding firmware/ and host_tools/."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.normpath(os.path.join(here, "..", "..", ".."))]
+    d = os.path.abspath(os.getcwd())
+    while True:
+        candidates.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    for c in candidates:
+        if os.path.isdir(os.path.join(c, "firmware")) and os.path.isdir(os.path.join(c, "host_tools")):
+            return c
+    raise UsageError("cannot find the project (a directory with firmware/ and host_tools/); "
+                     "run this from inside the repository")
+
+
+def find_micropython(root):
+    venv = os.path.join(root, ".venv", "bin", "micropython")
+    if os.access(venv, os.X_OK):
+        return venv
+    found = shutil.which("micropython")
+    if found:
+        return found
+    raise UsageError("no MicroPython found (neither .venv/bin/micropython nor micropython on "
+                     "PATH); run `make venv` first")
+
+
+def _heapsize(text):
+    t = text.strip().lower()
+    digits = t[:-1] if t[-1:] in ("k", "m") else t
+    if not digits.isdigit() or int(digits) == 0:
+        raise UsageError("--heapsize must be a size like 160k, 2m or 200000, got %r" % text)
+    return t
+
+
+def _profile(root, name):
+    folder = os.path.join(root, "hardware", "profiles")
+    path = os.path.join(folder, name + ".json")
+    if os.path.sep in name or not os.path.isfile(path):
+        have = sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".json")) \
+            if os.path.isdir(folder) else []
+        raise UsageError("there is no board profile %r in hardware/profiles (there are: %s)"
+                         % (name, ", ".join(have) or "none"))
+    return path
+
+
+def _chips(profile_path, missing):
+    """MANCALA_SIM_CHIPS for the profile's chips minus the missing ones, or None if no change."""
+    import json
+    if not missing:
+        return None
+    try:
+        with open(profile_path) as f:
+            chips = [int(str(c), 16) for c in json.load(f)["pad_chips"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError("cannot read pad_chips from %s, so --missing-chip cannot be applied"
+                         % profile_path)
+    gone = set()
+    for text in missing:
+        try:
+            addr = int(text, 16)
+        except ValueError:
+            raise UsageError("--missing-chip takes an I2C address like 0x5B, got %r" % text)
+        if addr not in chips:
+            raise UsageError("--missing-chip %s: the profile has no such chip (it has %s)"
+                             % (text, ", ".join("0x%02X" % c for c in chips)))
+        gone.add(addr)
+    return ",".join("%x" % c for c in chips if c not in gone)
+
+
+class Setup:
+    """Everything needed to start the board process, checked: paths, argv and environment."""
+
+    def __init__(self, args):
+        self.args = args
+        self.root = find_root()
+        self.heapsize = _heapsize(args.heapsize)
+        self.profile_path = _profile(self.root, args.profile)
+        chips = _chips(self.profile_path, args.missing_chip)
+        self.micropython = find_micropython(self.root)
+        self.main_py = os.path.abspath(args.main) if args.main else \
+            os.path.join(self.root, "firmware", "main.py")
+        if not os.path.isfile(self.main_py):
+            raise UsageError("%s is missing, so the board has nothing to run" % self.main_py)
+        self.scratch = None         # a temporary directory this launcher removes on exit
+        if args.flash:
+            self.flash = os.path.abspath(args.flash)
+        else:
+            self.flash = os.path.join(self.scratch_dir(), "flash")
+        try:
+            os.makedirs(self.flash, exist_ok=True)
+            shutil.copyfile(self.profile_path, os.path.join(self.flash, "profile.json"))
+        except OSError as e:
+            raise UsageError("cannot use %s as the flash directory: %s"
+                             % (self.flash, e.strerror or e))
+        fakes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")
+        env = dict(os.environ)
+        # .frozen keeps the port's frozen modules (asyncio) importable, as on the board.
+        env["MICROPYPATH"] = os.pathsep.join(
+            [fakes, ".frozen", os.path.join(self.root, "firmware", "lib")])
+        if chips is not None:
+            env["MANCALA_SIM_CHIPS"] = chips
+        self.env = env
+        self.argv = [self.micropython, "-X", "heapsize=" + self.heapsize, self.main_py]
+
+    def scratch_dir(self):
+        if self.scratch is None:
+            self.scratch = tempfile.mkdtemp(prefix="mancala-sim-")
+        return self.scratch
+
+    def cleanup(self):
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+
+def run_stdio(setup):
+    """Become the board: exec MicroPython in place of this process (never returns)."""
+    # The flash is kept when given; a temporary one outlives us here, as a power cut would.
+    os.chdir(setup.flash)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(setup.argv[0], setup.argv, setup.env)
+
+
+def main(argv=None):
+    """Entry point for `mancala-board sim ...`; returns the exit code."""
+    try:
+        args = _parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    except UsageError as e:
+        sys.stderr.write("mancala-board sim: %s\n" % e)
+        return 2
+    except SystemExit as e:          # --help
+        return e.code if isinstance(e.code, int) else 0
+    setup = None
+    try:
+        setup = Setup(args)
+        if args.stdio:
+            run_stdio(setup)
+        from . import serve
+        if args.pty:
+            return serve.run_pty(setup, args.pty)
+        return serve.run_view(setup, args.link or DEFAULT_LINK)
+    except UsageError as e:
+        sys.stderr.write("mancala-board sim: %s\n" % e)
+        return 2
+    finally:
+        if setup is not None:
+            setup.cleanup()

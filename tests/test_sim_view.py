@@ -1,0 +1,188 @@
+"""The terminal view: key map and touch lines, ring layout, colours and counts, and the whole
+interactive loop in a pty (keys in, touches to the board, frames drawn, clean exit)."""
+import json
+import os
+import select
+import subprocess
+import time
+
+import pytest
+
+from test_sim_helpers import ROOT, echo_main, start_sim
+
+from mancala_host.sim import keys, view
+
+
+def profile(name):
+    with open(os.path.join(ROOT, "hardware", "profiles", name + ".json")) as f:
+        return json.load(f)
+
+
+DUO = profile("duo")
+QUAD = profile("quad")
+
+
+@pytest.mark.parametrize("p", [DUO, QUAD], ids=["duo", "quad"])
+def test_every_pad_has_its_own_key(p):
+    km = keys.key_map(p)
+    assert sorted(km.values()) == sorted(p["positions"])
+    assert len(set(km)) == len(km)
+
+
+def test_each_side_is_a_keyboard_row_in_sowing_order_store_last():
+    km = keys.key_map(DUO)
+    assert [km[k] for k in "12345678"] == ["0.%d" % i for i in range(1, 8)] + ["0.S"]
+    assert [km[k] for k in "qwertyui"] == ["1.%d" % i for i in range(1, 8)] + ["1.S"]
+    qm = keys.key_map(QUAD)
+    assert (qm["7"], qm["u"], qm["j"], qm["m"]) == ("0.S", "1.S", "2.S", "3.S")
+    assert (qm["a"], qm["z"], qm["n"]) == ("2.1", "3.1", "3.6")
+
+
+def test_touch_lines_name_the_pads_chip_and_electrode():
+    assert keys.touch_line(DUO, "0.1", True) == "5a 0 1\n"
+    assert keys.touch_line(DUO, "1.S", True) == "5b 7 1\n"
+    assert keys.touch_line(DUO, "1.S", False) == "5b 7 0\n"
+    assert keys.touch_line(QUAD, "3.S", True) == "5c 3 1\n"
+    assert keys.chip_line(0x5B, False) == "chip 5b off\n"
+
+
+def test_keys_short_long_and_quit():
+    r = keys.KeyReader(DUO)
+    assert r.feed("3") == ("press", "0.3", keys.SHORT_S)
+    assert r.feed("E") == ("press", "1.3", keys.LONG_S)          # capital = long
+    assert r.feed(" ") == ("long-armed",)
+    assert r.feed("3") == ("press", "0.3", keys.LONG_S)          # Space, then the key
+    assert r.feed("3") == ("press", "0.3", keys.SHORT_S)         # only the next key
+    assert r.feed("z") is None                                   # no side 3 on duo
+    assert r.feed("\x1b") == ("quit",) and r.feed("\x03") == ("quit",)
+    assert keys.SHORT_S < 0.5 and keys.LONG_S >= 1.0
+
+
+def origin_text(lines, pid, layout):
+    top, left = layout.origin(pid)
+    return [view.strip_ansi(lines[top + r])[left:left + layout.rings[pid][0]] for r in range(4)]
+
+
+def test_layout_follows_the_board():
+    duo = view.Layout(DUO)
+    row = {pid: duo.cell[pid][0] for pid in DUO["positions"]}
+    col = {pid: duo.cell[pid][1] for pid in DUO["positions"]}
+    assert row["1.4"] < row["1.S"] == row["0.S"] < row["0.4"]      # side 1 on top
+    assert col["1.7"] == col["0.1"] and col["1.1"] == col["0.7"]   # opposite pits aligned
+    assert col["1.S"] < col["0.1"] < col["0.7"] < col["0.S"]       # a store at each end
+    quad = view.Layout(QUAD)
+    cell = quad.cell
+    bottom, top = cell["0.3"][0], cell["2.3"][0]
+    left, right = cell["3.3"][1], cell["1.3"][1]
+    assert cell["0.S"] == (bottom, right) and cell["1.S"] == (top, right)
+    assert cell["2.S"] == (top, left) and cell["3.S"] == (bottom, left)
+
+
+def test_ring_cells_walk_a_closed_loop_once():
+    for leds in (12, 16, 24):
+        width, cells = view.ring_cells(leds)
+        assert len(cells) == len(set(cells)) == leds
+        for (r1, c1), (r2, c2) in zip(cells, cells[1:] + cells[:1]):
+            assert abs(r1 - r2) + abs(c1 - c2) <= 2                # neighbours stay adjacent
+
+
+def frame_with(p, pid, leds):
+    """A frame for every chain, lighting ring pid with the given (r, g, b) per LED."""
+    ring = p["positions"][pid]["ring"]
+    frames = {}
+    for i, chain in enumerate(p["led_chains"]):
+        grb = bytearray(chain["leds"] * 3)
+        if i == ring["chain"]:
+            for n, (r, g, b) in enumerate(leds):
+                grb[3 * (ring["start"] + n):3 * (ring["start"] + n) + 3] = bytes((g, r, b))
+        frames[chain["pin"]] = bytes(grb)
+    return frames
+
+
+def test_a_known_frame_draws_its_colours_and_lit_count():
+    board = view.Board(DUO, keys.keys_by_position(DUO), view.LitCount())
+    red, blue = (255, 0, 0), (0, 0, 255)
+    for pin, grb in frame_with(DUO, "0.3", [red, red, blue] + [(0, 0, 0)] * 9).items():
+        assert board.update(pin, grb)
+        assert not board.update(pin, grb)                  # same frame: no redraw needed
+    lines = board.render()
+    text = origin_text(lines, "0.3", board.layout)
+    assert text[0].startswith("\u25cf\u25cf\u25cf\u00b7")   # 3 lit, then dark
+    assert text[1].strip(" \u00b7") == "3"                  # the count inside the ring
+    assert text[3].strip() == "[3]"                         # its key under it
+    assert view.fg((255, 0, 0)) + "\u25cf\u25cf" in "".join(lines)
+    assert view.fg((0, 0, 255)) + "\u25cf" in "".join(lines)
+    assert origin_text(lines, "0.4", board.layout)[1].strip(" \u00b7") == "0"
+
+
+def test_counts_are_read_with_the_displays_own_decoding():
+    reader = view.count_reader(os.path.join(ROOT, "firmware", "lib"))
+    if not isinstance(reader, view.DisplayCount):
+        pytest.skip("firmware/lib/display has no counts/palette yet")
+    from display import counts, palette
+    kinds = counts.encode(37, 12)                   # three TENs and seven ONEs
+    dim = [tuple(c * 160 // 255 for c in palette.kind_led(k, 1)) for k in kinds]
+    board = view.Board(DUO, {}, reader)
+    for pin, grb in frame_with(DUO, "1.2", dim).items():
+        board.update(pin, grb)
+    assert board.ring_count("1.2") == 37
+    lines = board.render()
+    assert origin_text(lines, "1.2", board.layout)[1].strip(" \u00b7\u25cf") == "37"
+    lit = view.LitCount()
+    assert lit(board.ring_bytes("1.2"), 255) == 10   # what the fallback would have said
+
+
+def test_dim_frames_stay_readable():
+    assert view.visible_rgb(0, 0, 0) is None
+    g, r, b = 0, 40, 0                               # red at brightness 40 of 255 ...
+    assert view.visible_rgb(g, r, b, frame_max=40) == (255, 0, 0)   # ... alone on the board
+    assert view.visible_rgb(g, r, b, frame_max=255)[0] > 100       # ... or next to a full one
+
+
+# --------------------------------------------------------------------- the whole loop
+def read_until(fd, buf, predicate, timeout=20.0):
+    end = time.monotonic() + timeout
+    while not predicate(buf):
+        assert time.monotonic() < end, "screen never showed it; last bytes: %r" % buf[-500:]
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                buf += os.read(fd, 65536)
+            except OSError:                 # the view closed the terminal
+                break
+    return buf
+
+
+def last_screen(buf):
+    """The last completely drawn screen (each draw is ESC[H ... ESC[J)."""
+    text = buf.decode("utf-8", "replace")
+    return text[:text.rfind("\x1b[J")].split("\x1b[H")[-1]
+
+
+def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
+    import pty
+    master, slave = pty.openpty()
+    link = str(tmp_path / "view.pty")
+    proc = start_sim("--main", echo_main(tmp_path), "--link", link,
+                     stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    red = view.fg((255, 0, 0)) + "\u25cf"
+    try:
+        buf = read_until(master, b"", lambda b: b'touched' in b)       # the board is up
+        assert os.path.islink(link) and link in last_screen(buf)
+        os.write(master, b"5")                                         # pad 0.5 = 0x5A e4
+        buf = read_until(master, buf, lambda b: red in last_screen(b))
+        screen = last_screen(buf)
+        assert '"5a": 16' in screen                                    # the board saw e4
+        row = [line for line in screen.split("\r\n") if red in line]
+        assert len(row) == 1                                           # one lit LED, once
+        buf = read_until(master, buf, lambda b: red not in last_screen(b))  # released
+        os.write(master, b"\x1b")
+        buf = read_until(master, buf, lambda b: b"\x1b[?1049l" in b)   # screen restored
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert not os.path.lexists(link)
