@@ -163,6 +163,7 @@ class App:
         self.close_menu()
         state = self.state()
         self.display.play(record, state)
+        self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.session.compact()
         self._save_game()
         self.emit("move", {"seat": record["seat"], "pit": record["pit"], "record": record,
@@ -179,6 +180,7 @@ class App:
         self.close_menu()
         state = self.state()
         self.display.play(record, state)
+        self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.session.compact()
         self._save_game()
         self.emit("resign", {"seat": record["seat"], "record": record, "state": state,
