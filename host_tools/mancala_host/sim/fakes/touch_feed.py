@@ -18,7 +18,7 @@ class TouchFeed:
         self.file = None
         self.poller = None
         self.retry_at = None
-        self.buf = bytearray(256)
+        self.buf = bytearray(64)
         self.byte = bytearray(1)
         self.partial = b""
 
