@@ -186,3 +186,46 @@ def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
             proc.wait()
         os.close(master)
     assert not os.path.lexists(link)
+
+
+def quiet_view(tmp_path):
+    """A View wired to a pipe instead of a board, for its touch scheduling."""
+    import types
+    from mancala_host.sim import terminal
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    setup = types.SimpleNamespace(root=ROOT, heapsize="192k", args=types.SimpleNamespace(profile="duo"))
+    return terminal.View(setup, DUO, None, w, r, r), r
+
+
+def sent(fd):
+    try:
+        return os.read(fd, 4096).decode()
+    except BlockingIOError:
+        return ""
+
+
+def test_a_quick_double_tap_reaches_the_board_as_two_whole_taps(tmp_path):
+    from mancala_host.sim import terminal
+    v, fd = quiet_view(tmp_path)
+    v.touch("0.S", keys.SHORT_S, now=100.0)
+    v.touch("0.S", keys.SHORT_S, now=100.05)          # typed again while still held
+    times = sorted(t for t, _, _ in v.pending)
+    assert times[2] >= times[1] + terminal.TAP_GAP_S  # a real gap after the first release
+    assert times[2] - times[0] < 0.4                  # still a double tap for the firmware
+    v.send_due(100.0)
+    assert sent(fd) == "5a 7 1\n"
+    v.send_due(200.0)
+    assert sent(fd) == "5a 7 0\n5a 7 1\n5a 7 0\n"
+    assert v.pending == []
+
+
+def test_board_lines_become_short_status_sentences():
+    from mancala_host.sim.terminal import summary
+    move = {"event": "move", "seat": 0, "pit": 3, "state": {"turn": 1}, "record": {}}
+    assert summary(json.dumps(move)) == "seat 0 played pit 3; seat 1 to move"
+    move["state"]["turn"] = None
+    assert summary(json.dumps(move)) == "seat 0 played pit 3; game over"
+    refused = {"event": "refused", "pos": "0.3", "reason": "It is seat 1's turn."}
+    assert summary(json.dumps(refused)) == "refused 0.3: It is seat 1's turn."
+    assert summary("Traceback (most recent call last):") == "Traceback (most recent call last):"

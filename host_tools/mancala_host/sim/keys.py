@@ -96,11 +96,9 @@ class KeyReader:
 
 
 def describe(profile):
-    """Footer text for the key map, one line per side."""
-    sides = position_ids(profile)
-    lines = []
-    for side, ids in enumerate(sides):
+    """The key map in short, one entry per side: "side 0: 1-7, store 8"."""
+    out = []
+    for side, ids in enumerate(position_ids(profile)):
         row = KEY_ROWS[side]
-        pits = row[:len(ids) - 1]
-        lines.append("side %d: pits %s  store %s" % (side, " ".join(pits), row[len(ids) - 1]))
-    return lines
+        out.append("side %d: %s-%s, store %s" % (side, row[0], row[len(ids) - 2], row[len(ids) - 1]))
+    return out

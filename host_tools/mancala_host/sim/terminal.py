@@ -16,6 +16,63 @@ from . import keys, view
 FPS = 30
 STDERR_LINES = 40
 FRAMES_FILE_MAX = 4 << 20
+TAP_GAP_S = 0.06        # between a release and the next touch of one pad: over the debounce
+
+
+def summary(line):
+    """One short sentence for a line the board sent (the footer's status), or the line itself."""
+    try:
+        msg = json.loads(line)
+        if not isinstance(msg, dict):
+            return line
+    except ValueError:
+        return line
+    ev = msg.get("event")
+    state = msg.get("state") if isinstance(msg.get("state"), dict) else {}
+    turn = state.get("turn")
+    then = "; seat %s to move" % turn if turn is not None else ("; game over" if state else "")
+    if ev == "boot":
+        return "board started: firmware %s, %s profile%s" % (
+            msg.get("firmware"), msg.get("board"), ", saved game restored" if msg.get("resumed") else "")
+    if ev == "log":
+        return "board %s: %s" % (msg.get("level"), msg.get("message"))
+    if ev == "new_game":
+        rules = state.get("rules", {})
+        return "new game: %s, %s players, %s pits, %s seeds%s" % (
+            rules.get("variant"), rules.get("players"), rules.get("pits"), rules.get("seeds"), then)
+    if ev == "move":
+        return "seat %s played pit %s%s" % (msg.get("seat"), msg.get("pit"), then)
+    if ev == "resign":
+        return "seat %s resigned%s" % (msg.get("seat"), then)
+    if ev == "undo":
+        return "move taken back%s" % then
+    if ev == "game_over":
+        return "game over: places %s, stores %s" % (msg.get("places"), msg.get("stores"))
+    if ev == "refused":
+        return "refused %s: %s" % (msg.get("pos"), msg.get("reason"))
+    if ev == "menu":
+        return "menu %s" % ("opened by seat %s" % msg.get("seat") if msg.get("open") else "closed")
+    if ev == "config":
+        return "settings changed"
+    if "ok" in msg and not msg.get("ok"):
+        return "host request refused: %s" % (msg.get("error") or {}).get("message")
+    if "ok" in msg:
+        return "host request %s answered" % json.dumps(msg.get("id"))
+    return line
+
+
+def legend(sides):
+    """Seat colours and the count marks, drawn in colour, when the display's palette imports."""
+    try:
+        from display import palette
+    except Exception:
+        return None
+    dot = view.LIT
+    seats = "  ".join(view.fg(c) + dot + "\x1b[0m seat %d" % i
+                      for i, c in enumerate(palette.SEAT_SRGB[:sides]))
+    marks = "  ".join(view.fg(c) + dot + "\x1b[0m " + name for c, name in (
+        (palette.WHITE_SRGB, "ten"), (palette.VIOLET_SRGB, "fifty"), (palette.PINK_SRGB, "five")))
+    return seats + "   " + marks
 
 
 class Terminal:
@@ -41,7 +98,7 @@ class Terminal:
 
 
 class View:
-    """The loop state: board drawing, pending releases, status lines."""
+    """The loop state: board drawing, scheduled touches, status lines."""
 
     def __init__(self, setup, profile, link, touch_fd, frames_fd, err_fd):
         self.setup = setup
@@ -53,7 +110,9 @@ class View:
         self.reader = keys.KeyReader(profile)
         self.board = view.Board(profile, keys.keys_by_position(profile),
                                 view.count_reader(os.path.join(setup.root, "firmware", "lib")))
-        self.releases = []              # [(due monotonic time, position id)]
+        self.legend = legend(profile["sides"]) if isinstance(self.board.count, view.DisplayCount) else None
+        self.pending = []               # [(monotonic time, position id, touched)]
+        self.pad_free = {}              # position id -> when its last scheduled release is
         self.frames_partial = b""
         self.frames_quiet_since = 0.0
         self.err_lines = []
@@ -67,8 +126,9 @@ class View:
 
     # --- inputs -------------------------------------------------------------------------
     def board_line(self, line):
-        self.last_line = line.decode("utf-8", "replace").strip()
-        self.board_tail.append(self.last_line)
+        text = line.decode("utf-8", "replace").rstrip()
+        self.last_line = summary(text)
+        self.board_tail.append(text)
         del self.board_tail[:-STDERR_LINES]
         self.dirty = True
 
@@ -89,12 +149,15 @@ class View:
                 self.touch(action[1], action[2])
             self.dirty = True
 
-    def touch(self, pid, hold):
-        for _, held in self.releases:
-            if held == pid:
-                return                      # still held from the last press
-        self._send(keys.touch_line(self.profile, pid, True))
-        self.releases.append((time.monotonic() + hold, pid))
+    def touch(self, pid, hold, now=None):
+        """Schedule a finger on pad pid for hold seconds.  A press that comes while the pad is
+        still held (a quick double tap) waits for the release plus TAP_GAP_S, so the firmware
+        sees two whole taps rather than one long one."""
+        now = time.monotonic() if now is None else now
+        start = max(now, self.pad_free.get(pid, 0.0) + TAP_GAP_S)
+        self.pending.append((start, pid, True))
+        self.pending.append((start + hold, pid, False))
+        self.pad_free[pid] = start + hold
         self.note = "%s %s" % ("long press" if hold >= keys.LONG_S else "touch", pid)
 
     def _send(self, line):
@@ -103,11 +166,15 @@ class View:
         except BlockingIOError:
             self.note = "touch channel full: the board is not reading its pads"
 
-    def release_due(self, now):
-        for due, pid in list(self.releases):
-            if due <= now:
-                self._send(keys.touch_line(self.profile, pid, False))
-                self.releases.remove((due, pid))
+    def send_due(self, now):
+        """Send every scheduled touch or release whose time has come, in time order."""
+        due = sorted(e for e in self.pending if e[0] <= now)
+        for event in due:
+            self.pending.remove(event)
+            self._send(keys.touch_line(self.profile, event[1], event[2]))
+
+    def next_due(self):
+        return min(e[0] for e in self.pending) if self.pending else None
 
     def on_frames(self, now):
         """Read new frame lines from the frames file (which the board appends to)."""
@@ -164,8 +231,12 @@ class View:
         lines = [""] + ["  " + line for line in self.board.render()] + [""]
         host = "a host is connected" if self.link and self.link.host_connected() else "no host"
         link = self.link.link if self.link else "-"
-        footer = ["keys: " + " | ".join(keys.describe(self.profile)),
-                  "long press: a capital letter, or Space then the key   quit: Esc or Ctrl-C",
+        sides = keys.describe(self.profile)
+        footer = ["pads: " + "   ".join(sides[:2])]
+        if sides[2:]:
+            footer.append("      " + "   ".join(sides[2:]))
+        footer += ["hold: a capital letter, or Space then the key   "
+                   "double tap: the key twice   quit: Esc or Ctrl-C",
                   "serial: %s (%s)   board: %s   heap: %s   counts: %s"
                   % (link, host, self.setup.args.profile, self.setup.heapsize,
                      getattr(self.board.count, "name", "?")),
@@ -173,6 +244,8 @@ class View:
                   "board: " + self.last_line]
         for line in footer:
             lines.append("\x1b[2m" + line[:width - 1] + "\x1b[0m")
+        if self.legend:
+            lines.insert(-len(footer), self.legend)
         return lines
 
     def draw(self, out):
@@ -191,10 +264,10 @@ class View:
             last_draw = 0.0
             while not self.quit and not relay.board_closed:
                 now = time.monotonic()
-                self.release_due(now)
+                self.send_due(now)
                 timeout = 1.0 / (2 * FPS)        # the frames file cannot be select()ed
-                if self.releases:
-                    timeout = min(timeout, max(0.0, min(d for d, _ in self.releases) - now))
+                if self.pending:
+                    timeout = min(timeout, max(0.0, self.next_due() - now))
                 if self.dirty:
                     wait = 1.0 / FPS - (now - last_draw)
                     if wait <= 0:
@@ -210,7 +283,8 @@ class View:
                 if self.err_fd in ready:
                     self.on_stderr()
                 relay.pump(ready)
-            for _, pid in self.releases:    # leave no finger on a pad
-                self._send(keys.touch_line(self.profile, pid, False))
+            for _, pid, touched in self.pending:     # leave no finger on a pad
+                if not touched:
+                    self._send(keys.touch_line(self.profile, pid, False))
         finally:
             term.restore()
