@@ -221,7 +221,7 @@ def test_a_quick_double_tap_reaches_the_board_as_two_whole_taps(tmp_path):
 
 
 def test_board_lines_become_short_status_sentences():
-    from mancala_host.sim.terminal import summary
+    from mancala_host.sim.status import summary
     move = {"event": "move", "seat": 0, "pit": 3, "state": {"turn": 1}, "record": {}}
     assert summary(json.dumps(move)) == "seat 0 played pit 3; seat 1 to move"
     move["state"]["turn"] = None

@@ -34,7 +34,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser():
     p = _Parser(prog="mancala-board sim",
-                description="Run the board firmware on a virtual board (MicroPython unix port).")
+                description="Run the board firmware on a virtual board (MicroPython unix port).",
+                epilog="Keys, gestures and the channels are described in docs/sim.md.")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true",
                       help="headless: the serial line is this process's stdin/stdout")
