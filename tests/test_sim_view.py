@@ -229,3 +229,30 @@ def test_board_lines_become_short_status_sentences():
     refused = {"event": "refused", "pos": "0.3", "reason": "It is seat 1's turn."}
     assert summary(json.dumps(refused)) == "refused 0.3: It is seat 1's turn."
     assert summary("Traceback (most recent call last):") == "Traceback (most recent call last):"
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "firmware", "main.py")),
+                    reason="no firmware/main.py")
+def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
+    """`make sim` as a newcomer meets it: the default board, a key, a move."""
+    import pty
+    master, slave = pty.openpty()
+    proc = start_sim("--flash", str(tmp_path / "flash"), "--link", str(tmp_path / "sim.pty"),
+                     stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    try:
+        buf = read_until(master, b"", lambda b: "board started" in last_screen(b))
+        os.write(master, b"3")              # physical pit 0.3 = Kalah pit 2 of seat 0
+        buf = read_until(master, buf, lambda b: "played pit" in last_screen(b))
+        assert "seat 0 played pit 2; seat 1 to move" in last_screen(buf)
+        # the sowing animation ends with the four pits after 0.3 at 5 and 0.3 at 0
+        buf = read_until(master, buf, lambda b: view.strip_ansi(last_screen(b)).count("\u00b7 5 \u00b7") == 4)
+        assert "\u00b7 0 \u00b7" in view.strip_ansi(last_screen(buf))
+        os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
+        read_until(master, buf, lambda b: b"\x1b[?1049l" in b)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
