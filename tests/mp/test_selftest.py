@@ -173,6 +173,8 @@ def test_walk_shows_a_swapped_and_a_reversed_ring():
 def test_auto_walk_advances_with_ticks_and_stop_goes_dark():
     p, st, leds = _board("duo")
     try:
+        stopped = []
+        st.on_stop = lambda: stopped.append(st.active)
         handle_diag({"action": "walk", "period_ms": 500}, st, 1000)
         assert st.active and st.step_index == 0
         simclock.advance_ms(10)
@@ -182,7 +184,7 @@ def test_auto_walk_advances_with_ticks_and_stop_goes_dark():
         assert st.step_index == 1
         simclock.advance_ms(10)
         handle_diag({"action": "stop"}, st, 1600)
-        assert not st.active
+        assert not st.active and stopped == [False]  # the app is told, after the LEDs
         frames = _last_frames()
         assert all(not any(frames[pin]) for pin in frames), "LEDs not dark after stop"
     finally:

@@ -3,7 +3,7 @@
 Knows the board only through its profile; Mancala's rules play no part. The app builds one
 SelfTest from the objects it already has, and hands it the `diag` command (selftest.diag):
 
-    st = SelfTest(profile, pads, leds)  # pads: drivers.mpr121.MPR121Group, leds: WS2812 output
+    st = SelfTest(profile, pads, leds, on_stop=redraw)  # pads: MPR121Group, leds: WS2812
     st.scan()        -> [sentence per missing chip]  ("pad controller 0x5B not found: ...")
     st.start(now)    -> self-test mode: the app stops drawing and calls st.step(now) each loop
     st.step(now)     -> walks the rings / samples the calibration; never blocks
@@ -50,8 +50,11 @@ def missing_sentence(addr, sda, scl, found):
 
 
 class SelfTest:
-    def __init__(self, profile, pads, leds, i2c=None, calibration_path="calibration.json"):
+    def __init__(self, profile, pads, leds, i2c=None, calibration_path="calibration.json",
+                 on_stop=None):
+        # on_stop(): called when the self-test ends, so the app repaints its display.
         self.profile = profile
+        self.on_stop = on_stop
         self.pads = pads
         self.leds = leds
         self.i2c = i2c if i2c is not None else pads.i2c
@@ -189,6 +192,8 @@ class SelfTest:
         self.step_index = -1
         self.dark()
         self.active = False
+        if self.on_stop is not None:
+            self.on_stop()
 
     def calibrate(self, phase, now, ms):
         """Start collecting a calibration phase ("idle" or a position index) for ms."""
