@@ -269,8 +269,17 @@ class Board:
             self.anim.step(now, self._apply)
         frame = self.frame
         fx = self.fx
+        # Locals: this loop runs over every ring on every tick.
+        owner = self.owner
+        shown = self.shown
+        hidden = self.hidden
+        c_count = self._c_count
+        c_seat = self._c_seat
+        c_fx = self._c_fx
+        c_level = self._c_level
+        c_marks = self._c_marks
         for r in range(self.n):
-            seat = self.owner[r]
+            seat = owner[r]
             f = FX_NONE
             if fx[r]:
                 age = ticks_diff(now, self.fx_start[r])
@@ -278,20 +287,22 @@ class Board:
                     fx[r] = FX_NONE
                 elif (age // BLINK_MS) & 1 == 0:
                     f = fx[r]
-            count = self.shown[r]
-            level = self._level(r, now)
-            marks = self._marks(r)
-            if seat < 0 or self.hidden[r]:
+            if seat < 0 or hidden[r]:
                 count = 0
                 marks = 0
-            if (count == self._c_count[r] and seat == self._c_seat[r] and f == self._c_fx[r]
-                    and level == self._c_level[r] and marks == self._c_marks[r]):
+                level = 0
+            else:
+                count = shown[r]
+                level = self._level(r, now)
+                marks = self._marks(r)
+            if (count == c_count[r] and seat == c_seat[r] and f == c_fx[r]
+                    and level == c_level[r] and marks == c_marks[r]):
                 continue
-            self._c_count[r] = count
-            self._c_seat[r] = seat
-            self._c_fx[r] = f
-            self._c_level[r] = level
-            self._c_marks[r] = marks
+            c_count[r] = count
+            c_seat[r] = seat
+            c_fx[r] = f
+            c_level[r] = level
+            c_marks[r] = marks
             if f == FX_REFUSE:
                 frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
             elif f == FX_FLASH:
