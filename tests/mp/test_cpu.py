@@ -1,7 +1,7 @@
 # The CPU player on both runtimes: legal moves, the game left unchanged, the deadline kept,
 # slicing, and a small deterministic match showing the levels in order.
 from mancala import Game, Rules
-from mancala.cpu import Search, choose_move, Rng
+from mancala.cpu import Search, choose_move, Rng, clear_table
 
 ALL_RULES = [
     {"variant": "kalah"},
@@ -54,14 +54,25 @@ def test_the_node_limit_stops_the_search():
 def test_slices_give_the_same_move_as_one_go():
     game = Game(Rules.from_dict({"variant": "kalah"}))
     game.play(3)
+    clear_table()
     one = Search(game, 5, 100000, seed=2, max_nodes=3000)
     one.run()
+    clear_table()
     sliced = Search(game, 5, 100000, seed=2, max_nodes=3000)
     steps = 0
     while not sliced.step(0):
         steps += 1
     assert steps > 10
     assert (sliced.best, sliced.depth) == (one.best, one.depth)
+
+
+def test_a_newer_search_takes_over_and_the_older_stops_with_a_legal_move():
+    game = Game(Rules.from_dict({"variant": "basic", "players": 3}))
+    old = Search(game, 5, 100000, seed=1)
+    old.step(0)
+    new = Search(game, 5, 100000, seed=1, max_nodes=500)
+    assert old.step(5) and old.best in game.legal_moves()
+    assert new.run() in game.legal_moves()
 
 
 def test_a_single_legal_move_is_played_at_once():

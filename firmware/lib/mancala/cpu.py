@@ -14,7 +14,7 @@ after any node and resume in the next step(). docs/cpu.md explains the choices.
 """
 
 from mancala.searchboard import SearchBoard, RT
-from mancala.evaluate import WIN, INF, decided, terminal, static
+from mancala.evaluate import WIN, INF, KALAH_STORE, KALAH_SIDE, terminal, static
 
 try:
     from time import ticks_ms, ticks_diff, ticks_add
@@ -30,7 +30,13 @@ except ImportError:  # CPython
     def ticks_add(a, d):
         return (a + d) & 0x3FFFFFFF
 
-MAX_PLY = 48
+MAX_PLY = 32
+# Depth is counted in half plies: a move costs 2, an extra move (same seat again) costs
+# EXTRA_COST, so chains of extra moves are searched deeper, as a person would read them.
+EXTRA_COST = 2
+# In 3-4 player games a rival's move costs RIVAL_COST half plies, so that the root still
+# sees its own next move behind a round of rivals' replies.
+RIVAL_COST = 2
 TT_BITS = 11  # 2048 entries x 2 int32 arrays = 16 KB
 _EXACT = 0
 _LOWER = 1
@@ -45,7 +51,12 @@ LEVELS = {1: (1, 24, 40, False), 2: (2, 10, 10, False), 3: (3, 4, 0, False),
           4: (5, 0, 0, False), 5: (MAX_PLY - 2, 0, 0, True)}
 
 _tt = None
-_searches = 0
+_work = None
+_owner = None  # the one Search that may use the shared arrays
+# Multi-player values are relative to the root seat (paranoid), so each root seat keys its
+# own entries; two-player values are relative to the seat to move and stay valid from one
+# move to the next, which is most of the table's gain.
+_ROOT_SALT = (0x15A5A5A5, 0x0C3C3C3C, 0x1F0F0F0F, 0x06969696)
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
 _NOISE = bytes([(i * 73 + 41) * 157 % 128 for i in range(256)])
@@ -58,6 +69,28 @@ def _table():
         size = 1 << TT_BITS
         _tt = (array("i", bytearray(4 * size)), array("i", bytearray(4 * size)))
     return _tt
+
+
+def clear_table():
+    """Forget the transposition table (tests use it to make searches independent)."""
+    if _tt is not None:
+        for a in _tt:
+            for i in range(len(a)):
+                a[i] = 0
+
+
+def _workspace(game):
+    """The per-ply arrays, allocated once per board shape and reused by later searches."""
+    global _work
+    shape = (game.players, game.pits)
+    if _work is None or _work[0] != shape:
+        _work = None  # let the old arrays go before the new ones are made
+        n = game.pits
+        m = MAX_PLY + 1
+        _work = (shape, None, [bytearray(n) for _ in range(m)], [[0] * n for _ in range(m)],
+                 bytearray(m), bytearray(m), [0] * m, [0] * m, [0] * m, [0] * m, [0] * m,
+                 bytearray(m), bytearray(m), [0] * m, bytearray(m), [0] * 32)
+    return _work
 
 
 class Rng:
@@ -81,7 +114,7 @@ class Search:
     finished iteration), nodes, score, timed_out."""
 
     def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0):
-        global _searches
+        global _work, _owner
         if isinstance(level, bool) or level not in LEVELS:
             raise ValueError("level must be 1, 2, 3, 4 or 5, got %r" % (level,))
         if game.over:
@@ -104,37 +137,28 @@ class Search:
             self.best = moves[rng.below(len(moves))]
             self.done = True
             return
-        _searches += 1
         self.tt = _table() if use_tt else None
-        # A fresh salt per search: entries left by an earlier search never match, because
-        # values are relative to the root seat (paranoid) and the noise of the level.
-        self.salt = (_searches * 0x9E3779B) & 0x1FFFFFFF
         self.root = root = game.turn
-        self.bd = SearchBoard(game, MAX_PLY)
         p = game.players
+        self.salt = 0 if p == 2 else _ROOT_SALT[root]
         self.team = bytes([0 if s == root else 1 for s in range(p)])
-        n = game.pits
-        m = MAX_PLY + 1
-        self.mv = [bytearray(n) for _ in range(m)]
-        self.sc = [[0] * n for _ in range(m)]
-        self.cnt = bytearray(m)
-        self.idx = bytearray(m)
-        self.dep = [0] * m
-        self.alpha = [0] * m
-        self.beta = [0] * m
-        self.alpha0 = [0] * m
-        self.bestv = [0] * m
-        self.bestm = bytearray(m)
-        self.pov = bytearray(m)
-        self.key = [0] * m
-        self.killer = bytearray(m)
+        _owner = self
+        w = _workspace(game)
+        self.bd = SearchBoard(game, MAX_PLY, w[1])
+        _work = w[:1] + (self.bd,) + w[2:]
+        (self.mv, self.sc, self.cnt, self.idx, self.dep, self.alpha, self.beta, self.alpha0,
+         self.bestv, self.bestm, self.pov, self.key, self.killer, self.hist) = w[2:]
+        for i in range(MAX_PLY + 1):
+            self.killer[i] = 0
+        for i in range(32):
+            self.hist[i] = 0
         self.bestv[0] = -INF
         self.iter = 0
         self._new_iteration()
 
     def _new_iteration(self):
         self.iter += 1
-        self.dep[0] = self.iter
+        self.dep[0] = 2 * self.iter
         self.alpha[0] = -INF
         self.beta[0] = INF
         self.pov[0] = 0
@@ -145,6 +169,10 @@ class Search:
     def step(self, slice_ms=15):
         """Search for about slice_ms (never past the deadline); True when best is final."""
         if self.done:
+            return True
+        if _owner is not self:
+            # A newer Search took over the shared arrays: keep the best move found so far.
+            self.timed_out = self.done = True
             return True
         now = ticks_ms()
         stop = ticks_add(now, slice_ms)
@@ -188,7 +216,7 @@ class Search:
         (False); all state lives in the per-ply arrays, so the next call resumes here."""
         bd = self.bd
         b = bd.b
-        sd = bd.sd
+        z = bd.size
         team = self.team
         root = self.root
         mv = self.mv
@@ -204,6 +232,7 @@ class Search:
         pov = self.pov
         keys = self.key
         killer = self.killer
+        hist = self.hist
         tt = self.tt
         tkey = tdat = None
         tmask = (1 << TT_BITS) - 1
@@ -217,7 +246,16 @@ class Search:
         w = n + 1
         loop = 2 * n + 1
         nonempty_only = bd.nonempty_only
+        st_r = root * w + n
+        st_o = (1 - root) * w + n
+        sd_r = z + root
+        sd_o = z + 1 - root
+        half = bd.total // 2
         max_nodes = self.max_nodes
+        sturn = bd.sturn
+        extra = EXTRA_COST
+        rival = 2 if bd.players == 2 else RIVAL_COST
+        last = MAX_PLY - 1
         nodes = self.nodes
         d = self.d
         state = self.state
@@ -237,13 +275,23 @@ class Search:
                     val = v if pov[d] == 0 else -v
                     state = _RET
                     continue
-                if kalah and d:
-                    v = decided(bd, root)
-                    if v:
+                if kalah:
+                    # Inline Kalah scoring: a store past half the seeds has won.
+                    sa = b[st_r]
+                    sb = b[st_o]
+                    if d and (sa > half or sb > half):
+                        v = (WIN if sa > sb else -WIN) + sa - sb
                         val = v if pov[d] == 0 else -v
                         state = _RET
                         continue
-                if dep[d] <= 0:
+                    if dep[d] <= 0 or d >= last:
+                        v = KALAH_STORE * (sa - sb) + KALAH_SIDE * (b[sd_r] - b[sd_o])
+                        if noise:
+                            v += ((_NOISE[(bd.h ^ nsalt) & 255] - 64) * noise) >> 6
+                        val = v if pov[d] == 0 else -v
+                        state = _RET
+                        continue
+                elif dep[d] <= 0 or d >= last:
                     v = static(bd, root)
                     if noise:
                         v += ((_NOISE[(bd.h ^ nsalt) & 255] - 64) * noise) >> 6
@@ -277,7 +325,7 @@ class Search:
                     mask = bd.mask
                     active = (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3)
                     room = active * w - n
-                    mine = sd[t]
+                    mine = b[z + t]
                 for p in range(n):
                     k = b[base + p]
                     if not k:
@@ -290,7 +338,9 @@ class Search:
                         if k == dist or (k > dist and (k - dist) % loop == 0):
                             s = 200 + p
                         else:
-                            s = 0
+                            s = hist[t * 8 + p]
+                            if s > 99:
+                                s = 99
                             r = (p + k) % loop
                             if r < n and k <= loop and (r == p or not b[base + r]):
                                 cap = b[(1 - t) * w + n - 1 - r]
@@ -339,8 +389,9 @@ class Search:
                 idx[d] = i + 1
                 bd.make(m, d)
                 c = d + 1
-                dep[c] = dep[d] - 1
                 nt = bd.turn
+                mover = sturn[d]
+                dep[c] = dep[d] - (extra if nt == mover else (2 if mover == root else rival))
                 pc = pov[d] if nt is None else team[nt]
                 pov[c] = pc
                 if pc == pov[d]:
@@ -363,6 +414,7 @@ class Search:
                         alpha[d] = v
                         if v >= beta[d]:
                             killer[d] = bestm[d]
+                            hist[bd.turn * 8 + bestm[d] - 1] += dep[d]
                             if tt:
                                 key = keys[d]
                                 slot = key & tmask

@@ -1,33 +1,23 @@
 """Static evaluation of a SearchBoard for the CPU search, from one seat's point of view.
 
 Scores are small ints: WIN marks a decided game, everything else stays far below it.
-- Kalah: the store difference, plus a smaller weight for the seeds still on each side (at
-  the end each side's seeds go to its own store), plus a tempo bonus for the seat to move.
-- Basic: the stones left to shed (fewer is better), against the nearest rival; in 3-4 player
-  games each seat that has already finished ahead costs a place.
+- Kalah: the store difference. A weight for the seeds on each side was tried and lost
+  games against the reference, so KALAH_SIDE is 0 (docs/cpu.md).
+- Basic: the work left to shed (fewer stones is better, stones far from the store count
+  more, a ready extra move counts less), against the nearest rival; in 3-4 player games
+  each seat that has already finished ahead costs a place. The distance and extra-move
+  terms were tuned in matches against the reference player (docs/cpu.md).
 """
 
 WIN = 10000
 INF = 30000
 
 KALAH_STORE = 4
-KALAH_SIDE = 1
+KALAH_SIDE = 0
 BASIC_LEFT = 4
-
-
-def decided(board, root):
-    """Kalah: a store holding more than half the seeds has won. Returns the root's score or
-    0 when nothing is decided yet."""
-    b = board.b
-    n = board.pits
-    a = b[root * (n + 1) + n]
-    c = b[(1 - root) * (n + 1) + n]
-    half = board.total
-    if 2 * a > half:
-        return WIN + a - c
-    if 2 * c > half:
-        return -WIN + a - c
-    return 0
+BASIC_DIST = 4
+BASIC_EXTRA = 2
+BASIC_RIVAL = 4  # in quarters: how much the nearest rival's work counts in 3-4 player games
 
 
 def terminal(board, root, ply):
@@ -48,29 +38,69 @@ def terminal(board, root, ply):
     return v - ply if v > 0 else v + ply
 
 
+def _work(b, base, n, w):
+    """Basic: how much a seat still has to shed. Stones far from the store count more (a far
+    pit mostly sows into the seat's own pits), and a pit that ends in a store (an extra
+    move) counts as a tempo in hand."""
+    dist = 0
+    extra = 0
+    for p in range(n):
+        k = b[base + p]
+        if k:
+            d = n - p
+            dist += k * (d - 1)
+            if k == d or (k > d and (k - d) % w == 0):
+                extra += 1
+    return BASIC_DIST * dist // n - BASIC_EXTRA * extra
+
+
 def static(board, root):
     """The root's heuristic score of an undecided position."""
-    sd = board.sd
+    b = board.b
+    z = board.size
+    n = board.pits
+    w = n + 1
     if board.kalah:
-        n = board.pits
-        b = board.b
         o = 1 - root
-        v = KALAH_STORE * (b[root * (n + 1) + n] - b[o * (n + 1) + n]) + \
-            KALAH_SIDE * (sd[root] - sd[o])
-        return v
+        return KALAH_STORE * (b[root * w + n] - b[o * w + n]) + \
+            KALAH_SIDE * (b[z + root] - b[z + o])
     p = board.players
-    mine = sd[root]
+    if p > 2 and not BASIC_MULTI_WORK:
+        return _multi_left(board, root)
+    mine = BASIC_LEFT * b[z + root] + _work(b, root * w, n, w)
     if p == 2:
-        return BASIC_LEFT * (sd[1 - root] - mine)
+        o = 1 - root
+        return BASIC_LEFT * b[z + o] + _work(b, o * w, n, w) - mine
     # Multi-player: race against the closest rival still playing; seats already finished
     # push the best place the root can still get down by one each.
     mask = board.mask
-    near = 255
+    near = 30000
     for s in range(p):
-        if s != root and (mask >> s) & 1 and sd[s] < near:
-            near = sd[s]
+        if s != root and (mask >> s) & 1:
+            v = BASIC_LEFT * b[z + s] + _work(b, s * w, n, w)
+            if v < near:
+                near = v
     ahead = 0
     places = board.places
     while (ahead + 1) in places:
         ahead += 1
-    return BASIC_LEFT * (near - mine) - ahead * (WIN // (2 * p))
+    return (BASIC_RIVAL * near) // 4 - mine - ahead * (WIN // (2 * p))
+
+
+BASIC_MULTI_WORK = False
+
+
+def _multi_left(board, root):
+    b = board.b
+    z = board.size
+    p = board.players
+    mask = board.mask
+    near = 255
+    for s in range(p):
+        if s != root and (mask >> s) & 1 and b[z + s] < near:
+            near = b[z + s]
+    ahead = 0
+    places = board.places
+    while (ahead + 1) in places:
+        ahead += 1
+    return BASIC_LEFT * ((BASIC_RIVAL * near) // 4 - b[z + root]) - ahead * (WIN // (2 * p))

@@ -4,8 +4,8 @@ A SearchBoard is built from a Game and then plays moves with make(pit, ply) and 
 back with unmake(ply). Undo is a snapshot of the board into a bytearray preallocated for that
 ply: one C-level copy of at most 28 bytes, which on MicroPython is cheaper than walking the
 sowing back in bytecode, and allocates nothing. It keeps, besides the pits and stores:
-- sd[s], the stones on seat s's side (sd[P] is a sink for stones sown into stores), so
-  "side empty" and the evaluation are O(1);
+- b[size + s], the stones on seat s's side (b[size + P] is a sink for stones sown into
+  stores), so "side empty" and the evaluation are O(1);
 - h, an additive hash: the sum of count * R[position], updated per sown stone. With R below
   2**21 and at most 96 stones h stays a MicroPython small int (31-bit on the Pico).
 The rules are the engine's (game.py) exactly, including the Kalah end sweep and the Basic
@@ -25,8 +25,15 @@ RT = tuple(_R[28:32])  # seat to move
 RF = tuple(_R[32:36])  # seat finished (Basic), times its place
 
 
+# Basic sowing tables by (players, pits, seats mask), built once per shape and kept.
+_LOOPS = {}
+
+
 class SearchBoard:
-    def __init__(self, game, max_ply=64):
+    """reuse: an earlier SearchBoard of the same shape whose undo arrays are taken over, so
+    a search per move does not allocate them again (less time and heap churn on the Pico)."""
+
+    def __init__(self, game, max_ply=64, reuse=None):
         self.players = p = game.players
         self.pits = n = game.pits
         self.w = w = n + 1
@@ -36,13 +43,15 @@ class SearchBoard:
         self.nonempty_only = rules.capture == "nonempty"
         self.wipeout = rules.wipeout_capture
         self.play_all = rules.play_all_places
-        self.b = bytearray(game.board)
+        # b holds the pits and stores, then the side counts: b[size + s] = stones on seat
+        # s's side, b[size + P] a sink for stores. One bytearray, so one copy per snapshot.
+        b = bytearray(size + p + 1)
+        self.b = b
         self.total = sum(game.board)
-        self.own = bytes([(i // w if i % w != n else p) for i in range(size)])
-        sd = bytearray(p + 1)
+        self.own = bytes([size + (i // w if i % w != n else p) for i in range(size)])
         for i in range(size):
-            sd[self.own[i]] += game.board[i]
-        self.sd = sd
+            b[i] = game.board[i]
+            b[self.own[i]] += game.board[i]
         h = 0
         for i in range(size):
             h += game.board[i] * R[i]
@@ -53,7 +62,6 @@ class SearchBoard:
         for s in game.active:
             mask |= 1 << s
         self.mask = mask
-        self._tables = {}
         if self.kalah:
             self.nxt = [bytes(t) for t in game._next]
         else:
@@ -62,19 +70,31 @@ class SearchBoard:
             if self.places[s] is not None:
                 h += RF[s] * self.places[s]
         self.h = h
-        # Undo snapshots, one per ply, allocated once.
-        self.sb = [bytearray(size) for _ in range(max_ply)]
-        self.ssd = [bytearray(p + 1) for _ in range(max_ply)]
+        # Undo snapshots, one per ply, allocated once. The rare state (places, seats, table,
+        # over) is saved only by the moves that change it: a finish or the end.
+        if reuse is not None and len(reuse.sb) >= max_ply and reuse.size == size and \
+                reuse.players == p:
+            self.sb = reuse.sb
+            self.sh = reuse.sh
+            self.sturn = reuse.sturn
+            self.srare = reuse.srare
+            self.splaces = reuse.splaces
+            self.smask = reuse.smask
+            self.snxt = reuse.snxt
+            return
+        self.sb = [bytearray(size + p + 1) for _ in range(max_ply)]
         self.sh = [0] * max_ply
         self.sturn = [0] * max_ply
-        self.sover = [False] * max_ply
+        self.srare = bytearray(max_ply)
         self.splaces = [None] * max_ply
         self.smask = [0] * max_ply
         self.snxt = [None] * max_ply
+        self.ply = 0
 
     def _loop(self, mask):
         """Basic: the next-position table (the same for every mover) for the seats in mask."""
-        t = self._tables.get(mask)
+        shape = (self.players, self.pits, mask)
+        t = _LOOPS.get(shape)
         if t is None:
             w = self.w
             size = self.size
@@ -87,7 +107,7 @@ class SearchBoard:
                     steps += 1
                 nxt[i] = j
             t = [bytes(nxt)] * self.players
-            self._tables[mask] = t
+            _LOOPS[shape] = t
         return t
 
     def next_seat(self, seat):
@@ -105,29 +125,26 @@ class SearchBoard:
     # ------------------------------------------------------------------ make / unmake
     def make(self, pit, ply):
         b = self.b
-        sd = self.sd
         self.sb[ply][:] = b
-        self.ssd[ply][:] = sd
-        self.sh[ply] = self.h
+        h = self.h
+        self.sh[ply] = h
         mover = self.turn
         self.sturn[ply] = mover
-        self.sover[ply] = self.over
-        self.splaces[ply] = self.places
-        self.smask[ply] = self.mask
-        self.snxt[ply] = self.nxt
+        self.srare[ply] = 0
         w = self.w
         n = w - 1
+        size = self.size
         i = mover * w + pit - 1
         k = b[i]
         b[i] = 0
-        sd[mover] -= k
-        h = self.h - k * R[i]
+        b[size + mover] -= k
+        h -= k * R[i]
         nxt = self.nxt[mover]
         own = self.own
         while k:
             i = nxt[i]
             b[i] += 1
-            sd[own[i]] += 1
+            b[own[i]] += 1
             h += R[i]
             k -= 1
         self.h = h
@@ -135,46 +152,55 @@ class SearchBoard:
             store = mover * w + n
             other = 1 - mover
             if i != store:
-                if b[i] == 1 and own[i] == mover:
+                if b[i] == 1 and own[i] == size + mover:
                     opp = other * w + (n - 1) - (i - mover * w)
                     c = b[opp]
-                    if (c or not self.nonempty_only) and (self.wipeout or sd[other] > c):
+                    if (c or not self.nonempty_only) and (self.wipeout or b[size + other] > c):
                         b[store] += c + 1
                         b[opp] = 0
                         b[i] = 0
-                        sd[other] -= c
-                        sd[mover] -= 1
+                        b[size + other] -= c
+                        b[size + mover] -= 1
                         self.h = h + (c + 1) * R[store] - c * R[opp] - R[i]
                 self.turn = other
-            if not sd[0] or not sd[1]:
+            if not b[size] or not b[size + 1]:
+                self._save_rare(ply)
                 self._kalah_end()
             return
-        if not sd[mover]:
+        if not b[size + mover]:
+            self._save_rare(ply)
             self._finish(mover)
-        elif own[i] != self.players:
+        elif own[i] != size + self.players:
             self.turn = self.next_seat(mover)
+
+    def _save_rare(self, ply):
+        self.srare[ply] = 1
+        self.splaces[ply] = self.places
+        self.smask[ply] = self.mask
+        self.snxt[ply] = self.nxt
 
     def unmake(self, ply):
         self.b[:] = self.sb[ply]
-        self.sd[:] = self.ssd[ply]
         self.h = self.sh[ply]
         self.turn = self.sturn[ply]
-        self.over = self.sover[ply]
-        self.places = self.splaces[ply]
-        self.mask = self.smask[ply]
-        self.nxt = self.snxt[ply]
+        if self.srare[ply]:
+            self.over = False
+            self.places = self.splaces[ply]
+            self.mask = self.smask[ply]
+            self.nxt = self.snxt[ply]
 
     # ------------------------------------------------------------------ endings
     def _kalah_end(self):
         b = self.b
         n = self.pits
         w = n + 1
+        size = self.size
         for s in (0, 1):
             base = s * w
-            b[base + n] += self.sd[s]
+            b[base + n] += b[size + s]
             for i in range(base, base + n):
                 b[i] = 0
-            self.sd[s] = 0
+            b[size + s] = 0
         a = b[n]
         c = b[w + n]
         self.places = [1, 1] if a == c else ([1, 2] if a > c else [2, 1])
@@ -213,7 +239,7 @@ class SearchBoard:
         left = []
         for s in range(self.players):
             if (self.mask >> s) & 1:
-                left.append((self.sd[s], s))
+                left.append((self.b[self.size + s], s))
         left.sort()
         places = list(self.places)
         for k in range(len(left)):

@@ -1,0 +1,218 @@
+"""CPU player figures for issue 5: strength, levels, move time and heap, as RP2040 estimates.
+
+    .venv/bin/python bench/cpu.py            # the full run (several minutes on 2 cores)
+    .venv/bin/python bench/cpu.py --quick    # a small version of every figure
+
+Method (docs/cpu.md says the same):
+1. Under the MicroPython unix port, in one run: the calibration loop (a 10**6-pass for loop
+   with one add, ~7984 ms on a Pico at 125 MHz), then level-5 searches on positions from
+   real games with budget_ms = 1000 * calibration_ms / 7984, i.e. one RP2040-second. That
+   gives the move times (scaled to the RP2040), the nodes one RP2040-second buys for each
+   variant, and the heap (gc.collect(); gc.mem_alloc() before, during and after).
+2. The matches then run in CPython, in parallel processes, with level 5 limited to that
+   many nodes per move (jittered +-15% per move, as a real clock would be). Node counts do
+   not depend on how busy this machine is, so the strength figures are reproducible.
+"""
+import os
+import subprocess
+import sys
+import time
+from multiprocessing import Pool
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = os.path.join(ROOT, "firmware", "lib")
+sys.path[:0] = [LIB, os.path.join(ROOT, "tests"), os.path.join(ROOT, "bench")]
+
+from mancala import Game, Rules  # noqa: E402
+from mancala.cpu import choose_move, Rng  # noqa: E402
+import reference_player  # noqa: E402
+from engine import micropython_run, PICO_CAL_MS  # noqa: E402
+
+KALAH = {"variant": "kalah"}
+BASIC2 = {"variant": "basic"}
+BASIC4 = {"variant": "basic", "players": 4}
+
+_ref_cache = {}
+
+
+def _ref_move(game):
+    key = (tuple(game.board), game.turn)
+    pit = _ref_cache.get(key)
+    if pit is None:
+        pit = reference_player.reference_move(game)
+        _ref_cache[key] = pit
+    return pit
+
+
+def _opening(game, rng, moves=2):
+    for _ in range(moves):
+        if game.over:
+            return
+        legal = game.legal_moves()
+        game.play(legal[rng.below(len(legal))])
+
+
+def _budget(nodes, rng):
+    return nodes * (85 + rng.below(31)) // 100
+
+
+def play_vs_reference(args):
+    """One game: level 5 (node budget) against the reference. Returns level 5's points x2."""
+    rules, g, nodes = args
+    rng = Rng(1000 + g)
+    game = Game(Rules.from_dict(rules), first=0)
+    _opening(game, rng)
+    seat = g % 2
+    while not game.over:
+        if game.turn == seat:
+            pit = choose_move(game, 5, 10 ** 6, seed=rng.below(1 << 20),
+                              max_nodes=_budget(nodes, rng))
+        else:
+            pit = _ref_move(game)
+        game.play(pit)
+    return _points(game, seat)
+
+
+def _points(game, seat):
+    mine = game.places[seat]
+    theirs = min(game.places[s] for s in range(game.players) if s != seat)
+    return 2 if mine < theirs else (1 if mine == theirs else 0)
+
+
+def play_levels(args):
+    """One game between two levels (or level 5 against three level-1 seats in 4-player
+    Basic). Returns (points x2 of the first level, its place)."""
+    rules, g, a, b, nodes = args
+    rng = Rng(5000 + g)
+    r = Rules.from_dict(rules)
+    game = Game(r, first=g % r.players)
+    _opening(game, rng)
+    seat = g % r.players
+    while not game.over:
+        level = a if game.turn == seat else b
+        game.play(choose_move(game, level, 10 ** 6, seed=rng.below(1 << 20),
+                              max_nodes=_budget(nodes, rng)))
+    return _points(game, seat), game.places[seat]
+
+
+MP_SCRIPT = r"""
+import gc, time
+gc.collect()
+base = gc.mem_alloc()
+from mancala import Game, Rules
+from mancala.cpu import Search, Rng
+import mancala.cpu as cpu
+gc.collect()
+code = gc.mem_alloc() - base
+def cal():
+    t = time.ticks_ms(); x = 0
+    for i in range(1000000):
+        x += 1
+    return time.ticks_diff(time.ticks_ms(), t)
+c = min(cal() for _ in range(3))
+budget = max(1, 1000 * c // %(pico)d)
+print("CAL", c, budget, code)
+for name, rules in (("kalah", {"variant": "kalah"}), ("basic2", {"variant": "basic"}),
+                    ("basic4", {"variant": "basic", "players": 4})):
+    rng = Rng(7)
+    for g in range(%(games)d):
+        game = Game(Rules.from_dict(rules))
+        while not game.over:
+            gc.collect()
+            before = gc.mem_alloc()
+            t = time.ticks_ms()
+            s = Search(game, 5, budget, seed=rng.below(999))
+            peak = gc.mem_alloc() - before
+            while not s.step(max(1, budget // 10)):
+                used = gc.mem_alloc() - before
+                if used > peak:
+                    peak = used
+            ms = time.ticks_diff(time.ticks_ms(), t)
+            if s.nodes:
+                print("MOVE", name, ms, s.nodes, peak, s.depth)
+            game.play(s.best)
+            if not game.over:
+                legal = game.legal_moves()
+                game.play(legal[rng.below(len(legal))])
+"""
+
+
+def measure_on_micropython(games):
+    out = micropython_run(MP_SCRIPT % {"pico": PICO_CAL_MS, "games": games})
+    cal = None
+    moves = {}
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "CAL":
+            cal, budget, code = int(f[1]), int(f[2]), int(f[3])
+        elif f and f[0] == "MOVE":
+            moves.setdefault(f[1], []).append([int(x) for x in f[2:]])
+    return cal, budget, code, moves
+
+
+def _median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def main(argv):
+    quick = "--quick" in argv
+    n_ref = 24 if quick else 200
+    n_lvl = 16 if quick else 100
+    n_four = 24 if quick else 200
+    t0 = time.time()
+    print("measuring under MicroPython (calibration, move times, heap) ...", flush=True)
+    cal, budget, code, moves = measure_on_micropython(2 if quick else 4)
+    scale = PICO_CAL_MS / cal
+    nodes = {}
+    print("calibration loop %d ms here -> x%.0f to the RP2040; 1 s there = %d ms here"
+          % (cal, scale, budget))
+    for name, rows in sorted(moves.items()):
+        ms = [r[0] * scale for r in rows]
+        # nodes an RP2040-second buys: nodes per ms here, times the budget here
+        rate = _median([r[1] / max(r[0], 1) for r in rows]) * budget
+        nodes[name] = int(rate)
+        print("  %-7s level-5 move time (RP2040 est.): median %4.0f ms, worst %4.0f ms "
+              "(budget 1000 ms), %d moves; %d nodes per RP2040-second; depth median %d"
+              % (name, _median(ms), max(ms), len(ms), rate, _median([r[3] for r in rows])))
+    peak = max(r[2] for rows in moves.values() for r in rows)
+    print("  heap during a level-5 search (unix x64, words 8 bytes): peak %d bytes above "
+          "the game; engine+cpu code %d bytes" % (peak, code))
+    print("  firmware heap budget for the whole app: 228 KB - 76 KB spare = 152 KB")
+    results = []
+    with Pool(os.cpu_count() or 2) as pool:
+        for label, rules, key in (("Kalah(6,4)", KALAH, "kalah"), ("Basic 2p", BASIC2, "basic2")):
+            t = time.time()
+            pts = pool.map(play_vs_reference, [(rules, g, nodes[key]) for g in range(n_ref)])
+            score = sum(pts) / 2 / n_ref
+            w = pts.count(2)
+            dr = pts.count(1)
+            line = "level 5 vs reference (6 plies), %s: %d games, %d won %d drawn %d lost: " \
+                   "score %.1f%% (target >= 75%%)" % (label, n_ref, w, dr, n_ref - w - dr,
+                                                     100 * score)
+            results.append(line)
+            print(line, "[%.0fs]" % (time.time() - t), flush=True)
+        t = time.time()
+        res = pool.map(play_levels, [(BASIC4, g, 5, 1, nodes["basic4"]) for g in range(n_four)])
+        firsts = sum(1 for _, place in res if place == 1)
+        line = "4-player Basic, level 5 vs three level-1 seats: first place in %d of %d " \
+               "games = %.1f%% (target > 50%%)" % (firsts, n_four, 100.0 * firsts / n_four)
+        results.append(line)
+        print(line, "[%.0fs]" % (time.time() - t), flush=True)
+        for label, rules, key in (("Kalah", KALAH, "kalah"), ("Basic 2p", BASIC2, "basic2")):
+            for a in (2, 3, 4, 5):
+                t = time.time()
+                res = pool.map(play_levels, [(rules, g, a, a - 1, nodes[key])
+                                             for g in range(n_lvl)])
+                score = sum(p for p, _ in res) / 2 / n_lvl
+                line = "levels %s: %d vs %d over %d games: %.1f%% (target > 60%%)" % (
+                    label, a, a - 1, n_lvl, 100 * score)
+                results.append(line)
+                print(line, "[%.0fs]" % (time.time() - t), flush=True)
+    print("\n== CPU summary (%s, %.0f s)" % ("quick" if quick else "full", time.time() - t0))
+    for line in results:
+        print("  " + line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,164 @@
+"""Engine speed for issue 5: random playouts of every variant, in moves per second.
+
+    .venv/bin/python bench/engine.py [--quick]
+
+Three paths: the public one (legal_moves() + play(), with move records), Game.push() (the
+engine's lean path, which still copies the board per move) and the CPU's SearchBoard.make()
+(no copy beyond a preallocated snapshot). Each runs under CPython and under the MicroPython
+unix port; the RP2040 figure scales the MicroPython one by a calibration loop timed in the
+same MicroPython run (10**6 passes of a for loop with one add: ~7984 ms on a Pico at
+125 MHz, MicroPython v1.23). Every figure is the median of several runs.
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = os.path.join(ROOT, "firmware", "lib")
+MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
+PICO_CAL_MS = 7984
+TARGET = 1500  # Kalah(6,4) random playouts, moves per second on the RP2040
+
+# Runs unchanged under CPython and MicroPython; prints "RATE <variant> <path> <moves/s>".
+PLAYOUT_SCRIPT = r"""
+import sys
+try:
+    from time import ticks_ms, ticks_diff
+except ImportError:
+    import time
+    def ticks_ms():
+        return int(time.monotonic() * 1000)
+    def ticks_diff(a, b):
+        return a - b
+from mancala import Game, Rules
+from mancala.searchboard import SearchBoard
+from mancala.cpu import Rng
+
+VARIANTS = [("kalah(6,4)", {"variant": "kalah"}),
+            ("kalah-empty-capture", {"preset": "kalah-empty-capture"}),
+            ("basic-2p-6", {"variant": "basic"}),
+            ("basic-2p-7", {"variant": "basic", "pits": 7}),
+            ("basic-3p-6", {"variant": "basic", "players": 3}),
+            ("basic-4p-4", {"variant": "basic", "players": 4, "pits": 4}),
+            ("basic-4p-6", {"variant": "basic", "players": 4})]
+
+def cal():
+    t = ticks_ms(); x = 0
+    for i in range(1000000):
+        x += 1
+    return ticks_diff(ticks_ms(), t)
+
+def public(rules, rng, ms):
+    moves = 0
+    t = ticks_ms()
+    while ticks_diff(ticks_ms(), t) < ms:
+        g = Game(rules)
+        while not g.over:
+            legal = g.legal_moves()
+            g.play(legal[rng.below(len(legal))])
+            moves += 1
+    return moves * 1000 // ticks_diff(ticks_ms(), t)
+
+def push(rules, rng, ms):
+    moves = 0
+    t = ticks_ms()
+    while ticks_diff(ticks_ms(), t) < ms:
+        g = Game(rules)
+        while not g.over:
+            legal = g.legal_moves()
+            g.push(legal[rng.below(len(legal))])
+            moves += 1
+    return moves * 1000 // ticks_diff(ticks_ms(), t)
+
+def lean(rules, rng, ms):
+    moves = 0
+    start = Game(rules)
+    n = start.pits
+    w = n + 1
+    pits = bytearray(n)
+    t = ticks_ms()
+    while ticks_diff(ticks_ms(), t) < ms:
+        bd = SearchBoard(start, 1)
+        b = bd.b
+        while not bd.over:
+            base = bd.turn * w
+            c = 0
+            for i in range(n):
+                if b[base + i]:
+                    pits[c] = i + 1
+                    c += 1
+            bd.make(pits[rng.below(c)], 0)
+            moves += 1
+    return moves * 1000 // ticks_diff(ticks_ms(), t)
+
+runs = int(sys.argv[-1]) if sys.argv[-1].isdigit() else 5
+ms = 300
+print("CAL", min(cal() for _ in range(3)))
+for name, d in VARIANTS:
+    rules = Rules.from_dict(d)
+    for label, fn in (("public", public), ("push", push), ("lean", lean)):
+        rates = sorted(fn(rules, Rng(11), ms) for _ in range(runs))
+        print("RATE", name, label, rates[len(rates) // 2])
+print("CAL", min(cal() for _ in range(3)))
+"""
+
+
+def micropython_run(script, args=(), heap="2M"):
+    """Runs script text under the MicroPython unix port with firmware/lib on the path."""
+    env = dict(os.environ, MICROPYPATH=LIB)
+    proc = subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap, "-c", script] + list(args),
+                          env=env, capture_output=True, text=True, timeout=3600)
+    if proc.returncode:
+        raise SystemExit("MicroPython failed:\n" + proc.stdout[-2000:] + proc.stderr[-2000:])
+    return proc.stdout
+
+
+def cpython_run(script, args=()):
+    env = dict(os.environ, PYTHONPATH=LIB)
+    proc = subprocess.run([sys.executable, "-c", script] + list(args), env=env,
+                          capture_output=True, text=True, timeout=3600)
+    if proc.returncode:
+        raise SystemExit("CPython failed:\n" + proc.stderr[-2000:])
+    return proc.stdout
+
+
+def _parse(out):
+    rates = {}
+    cals = []
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "RATE":
+            rates[(f[1], f[2])] = int(f[3])
+        elif f and f[0] == "CAL":
+            cals.append(int(f[1]))
+    return rates, cals
+
+
+def main(argv):
+    runs = "3" if "--quick" in argv else "5"
+    print("random playouts: %s runs of 300 ms per figure, medians" % runs, flush=True)
+    cp, _ = _parse(cpython_run(PLAYOUT_SCRIPT, [runs]))
+    mp, cals = _parse(micropython_run(PLAYOUT_SCRIPT, [runs]))
+    # The calibration loop is timed before and after; the mean stands for the whole run.
+    cal = sum(cals) / len(cals)
+    scale = cal / PICO_CAL_MS
+    print("calibration loop under MicroPython: %s ms (Pico: %d ms) -> RP2040 = unix / %.0f"
+          % (cals, PICO_CAL_MS, 1 / scale))
+    print("%-20s %-7s %12s %14s %14s" % ("variant", "path", "CPython", "MicroPython",
+                                         "RP2040 est."))
+    verdict = {}
+    for (name, path) in sorted(mp):
+        est = mp[(name, path)] * scale
+        print("%-20s %-7s %12d %14d %14d" % (name, path, cp.get((name, path), 0),
+                                             mp[(name, path)], est))
+        if name == "kalah(6,4)":
+            verdict[path] = est
+    print("\n== engine summary: Kalah(6,4) random playouts on the RP2040 estimate "
+          "(target >= %d moves/s)" % TARGET)
+    for path in ("public", "push", "lean"):
+        print("  %-7s %6d moves/s  %s" % (path, verdict[path],
+                                          "meets" if verdict[path] >= TARGET else "MISSES"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
