@@ -17,6 +17,15 @@ import storage
 from app import config as configs
 from app.session import Session, FORMAT as GAME_FORMAT
 from app.menu import Menu
+from app.autoplay import Autoplay
+
+try:
+    from time import ticks_ms
+except ImportError:  # CPython (tests of the app)
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
 from protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
 FIRMWARE_VERSION = "0.1.0"
@@ -38,6 +47,7 @@ class App:
         self.session = None
         self.seating = None
         self.menu = None
+        self.autoplay = Autoplay(self)
 
     # ------------------------------------------------------------------ boot
     def boot(self):
@@ -86,6 +96,7 @@ class App:
         self.session = session
         self.seating = seating
         self.display.set_game(seating, g.to_dict())
+        self.autoplay.changed(ticks_ms())
 
     # ------------------------------------------------------------------ saving
     def _save_settings(self):
@@ -113,6 +124,9 @@ class App:
             raise CommandError(BAD_CONFIG, str(e))
         self.close_menu()
         if new != self.config:
+            if new["seats"] != self.config["seats"] or \
+                    new["move_time_limit"] != self.config["move_time_limit"]:
+                self.autoplay.changed(ticks_ms())
             self.config = new
             self._save_settings()
             self.apply_display_settings()
@@ -164,6 +178,7 @@ class App:
         state = self.state()
         self.display.play(record, state)
         self.display.tick(None)  # the first LED change goes out now, before the flash write
+        self.autoplay.changed(ticks_ms())
         self.session.compact()
         self._save_game()
         self.emit("move", {"seat": record["seat"], "pit": record["pit"], "record": record,
@@ -181,6 +196,7 @@ class App:
         state = self.state()
         self.display.play(record, state)
         self.display.tick(None)  # the first LED change goes out now, before the flash write
+        self.autoplay.changed(ticks_ms())
         self.session.compact()
         self._save_game()
         self.emit("resign", {"seat": record["seat"], "record": record, "state": state,
@@ -195,6 +211,7 @@ class App:
         self.close_menu()
         state = self.state()
         self.display.set_state(state)
+        self.autoplay.changed(ticks_ms())
         self._save_game()
         self.emit("undo", {"state": state, "source": source})
         return state
@@ -222,6 +239,9 @@ class App:
             self._refuse(pos, None, None, "This pit is not used in this game.")
             return
         seat, pit = where
+        if self.config["seats"][seat]["kind"] == "cpu":
+            self._refuse(pos, seat, pit, "Seat %d is played by the CPU." % seat)
+            return
         try:
             self.press(seat, pit, "pad")
         except CommandError as e:
@@ -252,6 +272,7 @@ class App:
         """Everything that runs on time rather than on input."""
         if self.menu is not None:
             self.menu.tick(now)
+        self.autoplay.tick(now)
         self.display.tick(now)
 
 

@@ -4,7 +4,9 @@ action a touch would, so the pads and the serial line can never disagree."""
 from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, need_int
 from mancala import VARIANTS
 
-NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo")
+NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
+         "hint")
+HINT_MS = 500  # a hint blocks the board while it thinks, so it thinks briefly
 
 
 def table(app):
@@ -53,7 +55,14 @@ def table(app):
     def undo(req):
         return {"state": app.undo("serial")}
 
-    return {"hello": hello, "get_config": get_config, "set_config": set_config,
+    def hint(req):
+        g = app.session.game
+        if g.over:
+            raise CommandError("illegal_move", "The game is over; there is no move to hint.")
+        from mancala.cpu import choose_move
+        return {"seat": g.turn, "pit": choose_move(g, 5, HINT_MS)}
+
+    return {"hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
             "new_game": new_game, "state": state, "press": press, "resign": resign,
             "undo": undo}
 

@@ -127,7 +127,9 @@ def loop(app, proto, pads, touch, wdt):
                 gc.collect()  # an idle moment: nothing came in during this pass
                 next_gc = ticks_add(now, GC_EVERY_MS)
             wait = ticks_diff(next_pad, ticks_ms())
-            if app.display.busy():
+            if app.autoplay.search is not None:
+                wait = 0  # the CPU is thinking: its next slice is due at once
+            elif app.display.busy():
                 wait = 0 if wait < 0 else min(wait, 5)
             if wait > 0:
                 poller.poll(wait)

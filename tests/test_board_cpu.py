@@ -1,0 +1,84 @@
+"""CPU seats, the move timer and hints: in-process (the App with a null display and a clock
+the test sets) and over the protocol with the real firmware."""
+import os
+
+import profile as profiles
+from app import App
+from app.hardware import NullDisplay
+
+from boardsim import Board, PROFILES
+
+
+def _app(tmp_path, seats, limit=0):
+    events = []
+    app = App(profiles.load(os.path.join(PROFILES, "duo.json")), NullDisplay(),
+              lambda name, fields: events.append(dict(fields, event=name)),
+              str(tmp_path) + os.sep)  # the App's files go into the test's directory
+    app.boot()
+    app.set_config({"seats": seats, "move_time_limit": limit, "animation_ms": 0}, "test")
+    app.new_game("test", {"variant": "kalah"}, 0)
+    return app, events
+
+
+def _run(app, start, ms, step=10):
+    for t in range(start, start + ms, step):
+        app.tick(t)
+
+
+def test_cpu_seat_moves_and_people_cannot_play_its_pits(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 2}])
+    app.press(0, 1, "serial")  # seat 0 -> seat 1 (the CPU) to move
+    assert app.session.game.turn == 1
+    # a touch on the CPU seat's pit is refused
+    app.touch("press", app.seating.position(1, 2), 0)
+    assert events[-1]["event"] == "refused" and "CPU" in events[-1]["reason"]
+    _run(app, 0, 5000)
+    moves = [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
+    assert moves and all(m["seat"] == 1 for m in moves)
+    assert app.session.game.turn == 0 or app.session.game.over
+
+
+def test_cpu_against_cpu_finishes_a_game(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "cpu", "level": 1}, {"kind": "cpu", "level": 3}])
+    t = 0
+    while not app.session.game.over and t < 10 ** 6:
+        app.tick(t)
+        t += 10
+    assert app.session.game.over
+    assert [e for e in events if e["event"] == "game_over"]
+    assert {e["by"] for e in events if e["event"] == "move"} == {"cpu"}
+
+
+def test_timer_plays_for_an_absent_person(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}], limit=30)
+    t0 = 10000
+    app.autoplay.changed(t0)
+    app.tick(t0 + 20000)
+    assert app.autoplay.seconds_left(t0 + 20000) == 10
+    assert not [e for e in events if e["event"] == "move"]
+    _run(app, t0 + 30000, 3000)
+    (move,) = [e for e in events if e["event"] == "move"]
+    assert move["by"] == "timeout" and move["seat"] == 0
+
+
+def test_undo_drops_the_cpu_search(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    app.press(0, 1, "serial")
+    app.tick(0)  # the CPU starts thinking
+    assert app.autoplay.search is not None
+    app.undo("serial")
+    assert app.autoplay.search is None and app.session.game.turn == 0
+
+
+def test_cpu_seat_and_hint_over_the_protocol():
+    with Board("duo") as b:
+        b.ok("set_config", config={"seats": [{"kind": "human"}, {"kind": "cpu", "level": 1}],
+                                   "animation_ms": 0})
+        b.ok("new_game", rules={"variant": "kalah"}, first=0)
+        hint = b.ok("hint")
+        assert hint["seat"] == 0 and 1 <= hint["pit"] <= 6
+        b.ok("press", pit=1)
+        move = b.wait_event("move")
+        while move["source"] != "cpu":
+            move = b.wait_event("move")
+        assert move["by"] == "cpu" and move["seat"] == 1
