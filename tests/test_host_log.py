@@ -126,7 +126,7 @@ def test_reconnect_recovers_moves_made_while_away(tmp_path):
     game.play(5)
     game.play(6)  # two moves the host did not see
     _attach(tracker, game.to_dict(), 4)
-    assert "2 move(s) made while it was away were recovered" in said[-1]
+    assert "2 move(s) whose events did not arrive were recovered" in said[-1]
     assert [m["pit"] for m in tracker.game["moves"]] == [1, 2, 5, 6]
     other = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=1)
     other.play(2)

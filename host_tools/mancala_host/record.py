@@ -14,7 +14,7 @@ from . import gamelog
 from .errors import BoardError
 from .session import open_client
 
-HEARTBEAT_S = 5.0  # silence after which record asks the board whether it is still there
+HEARTBEAT_S = 3.0  # silence after which record asks the board for its state
 RECOVER_DEPTH = 4  # moves searched to bridge a gap while the board was away
 
 
@@ -39,21 +39,26 @@ class GameTracker:
         hello = client.hello_answer or {}
         self.board = {"profile": hello.get("board"), "firmware": hello.get("firmware")}
         self.config = client.request("get_config").get("config") or {}
-        answer = client.request("state")
+        self.check(client.request("state"), "The board is back")
+
+    def check(self, answer, why):
+        """Compare the board's `state` answer with the game being recorded, and catch up: a
+        lost event, or moves made while the board was away, are recovered by a short search."""
         state, moves = answer["state"], answer.get("moves")
         if self.game is not None:
-            self._resync(state, moves)
+            self._resync(state, why)
         if self.game is None and not state.get("over"):
             if moves == 0:
                 self._start(state, answer.get("first", state.get("turn")))
-            else:
+            elif why == "The board is back" or why is None:
                 self.say("A game with %s move(s) is already under way; recording starts with the "
                          "next new game." % moves)
 
-    def _resync(self, state, moves):
+    def _resync(self, state, why):
         kept = len(self.game["moves"])
         if self.engine.to_dict() == state:
-            self.say("The board is back; the game in progress continues (%d move(s) kept)." % kept)
+            if why == "The board is back":
+                self.say("The board is back; the game in progress continues (%d move(s) kept)." % kept)
             return
         path = _search(self.engine, state, RECOVER_DEPTH)
         if path is not None:
@@ -62,14 +67,14 @@ class GameTracker:
                 seat = self.engine.turn
                 self.engine.play(pit)
                 self.game["moves"].append({"seat": seat, "pit": pit, "t": t, "recovered": True})
-            self.say("The board is back; %d move(s) made while it was away were recovered from its "
-                     "state, and the game continues." % len(path))
+            self.say("%s; %d move(s) whose events did not arrive were recovered from its state, "
+                     "and the game continues." % (why, len(path)))
             if self.engine.over:
                 self._finish()
             return
-        self.say("The board is back, but its game is not the one being recorded any more; the %d "
-                 "recorded move(s) of that game are dropped rather than written as a broken "
-                 "record." % kept)
+        self.say("%s, but its game is not the one being recorded any more; the %d recorded "
+                 "move(s) of that game are dropped rather than written as a broken record."
+                 % (why, kept))
         self.game = None
 
     # -- events ---------------------------------------------------------------------------
@@ -185,8 +190,8 @@ def _connect(args):
 
 def _reconnect(args, tracker, why):
     n = tracker.in_progress
-    tracker.say("The board went away (%s). Waiting for it to come back%s; stop with Ctrl-C." % (
-        why.rstrip("."), "; the game in progress (%d move(s)) is kept" % n if n is not None else ""))
+    tracker.say("%s Waiting for it to come back%s; stop with Ctrl-C." % (
+        why, "; the game in progress (%d move(s)) is kept" % n if n is not None else ""))
     since = time.monotonic()
     while True:
         if args.reconnect_timeout and time.monotonic() - since > args.reconnect_timeout:
@@ -208,16 +213,18 @@ def run(args, tracker=None):
         tracker.say("Recording games from %s to %s; stop with Ctrl-C." % (client.name, args.out))
         quiet_since = time.monotonic()
         while not (args.games and tracker.written >= args.games):
-            ev = None
+            ev = beat = None
             try:
                 ev = client.next_event(0.5)
                 if ev is None and time.monotonic() - quiet_since > HEARTBEAT_S:
-                    client.request("hello", timeout=2.0)  # is it still there?
+                    beat = client.request("state", timeout=2.0)  # still there? an event lost?
                     quiet_since = time.monotonic()
             except BoardError as exc:  # PortLost, or silence on the heartbeat
                 client.close()
                 client = _reconnect(args, tracker, str(exc))
                 quiet_since = time.monotonic()
+            if beat is not None:
+                tracker.check(beat, "The board's state moved on")
             if ev is not None:
                 quiet_since = time.monotonic()
                 tracker.on_event(ev)

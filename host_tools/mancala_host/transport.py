@@ -113,8 +113,9 @@ class SerialTransport(Transport):
                 return line
             try:
                 chunk = self._port.read(max(1, self._port.in_waiting))
-            except (self._serial_mod.SerialException, OSError, TypeError) as exc:
-                raise PortLost("The board on %s went away (%s)." % (self.name, exc))
+            except (self._serial_mod.SerialException, OSError, TypeError):
+                raise PortLost("The board on %s went away: the line was closed (unplugged, reset "
+                               "or stopped)." % self.name)
             if chunk:
                 self._buf.extend(chunk)
                 if len(self._buf) > 64 * MAX_LINE and b"\n" not in self._buf:
