@@ -194,7 +194,8 @@ def quiet_view(tmp_path):
     from mancala_host.sim import terminal
     r, w = os.pipe()
     os.set_blocking(r, False)
-    setup = types.SimpleNamespace(root=ROOT, heapsize="192k", args=types.SimpleNamespace(profile="duo"))
+    setup = types.SimpleNamespace(root=ROOT, heapsize="192k",
+                                  args=types.SimpleNamespace(profile="duo"))
     return terminal.View(setup, DUO, None, w, r, r), r
 
 
@@ -246,7 +247,8 @@ def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
         buf = read_until(master, buf, lambda b: "played pit" in last_screen(b))
         assert "seat 0 played pit 2; seat 1 to move" in last_screen(buf)
         # the sowing animation ends with the four pits after 0.3 at 5 and 0.3 at 0
-        buf = read_until(master, buf, lambda b: view.strip_ansi(last_screen(b)).count("\u00b7 5 \u00b7") == 4)
+        fives = lambda b: view.strip_ansi(last_screen(b)).count("\u00b7 5 \u00b7")  # noqa: E731
+        buf = read_until(master, buf, lambda b: fives(b) == 4)
         assert "\u00b7 0 \u00b7" in view.strip_ansi(last_screen(buf))
         os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
         read_until(master, buf, lambda b: b"\x1b[?1049l" in b)

@@ -100,5 +100,6 @@ def describe(profile):
     out = []
     for side, ids in enumerate(position_ids(profile)):
         row = KEY_ROWS[side]
-        out.append("side %d: %s-%s, store %s" % (side, row[0], row[len(ids) - 2], row[len(ids) - 1]))
+        pits, store = row[:len(ids) - 1], row[len(ids) - 1]
+        out.append("side %d: %s-%s, store %s" % (side, pits[0], pits[-1], store))
     return out

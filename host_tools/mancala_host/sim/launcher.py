@@ -69,7 +69,7 @@ def find_root():
             break
         d = parent
     for c in candidates:
-        if os.path.isdir(os.path.join(c, "firmware")) and os.path.isdir(os.path.join(c, "host_tools")):
+        if all(os.path.isdir(os.path.join(c, d)) for d in ("firmware", "host_tools")):
             return c
     raise UsageError("cannot find the project (a directory with firmware/ and host_tools/); "
                      "run this from inside the repository")

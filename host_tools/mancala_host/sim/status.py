@@ -22,8 +22,9 @@ def summary(line):
     turn = state.get("turn")
     then = "; seat %s to move" % turn if turn is not None else ("; game over" if state else "")
     if ev == "boot":
+        restored = ", saved game restored" if msg.get("resumed") else ""
         return "board started: firmware %s, %s profile%s" % (
-            msg.get("firmware"), msg.get("board"), ", saved game restored" if msg.get("resumed") else "")
+            msg.get("firmware"), msg.get("board"), restored)
     if ev == "log":
         return "board %s: %s" % (msg.get("level"), msg.get("message"))
     if ev == "new_game":

@@ -1,8 +1,9 @@
 """The interactive terminal board: keys become pad touches, LED frames become the drawing.
 
 One select() loop serves the keyboard, the board's stderr and the serial relay, and reads
-the frames file on every pass.  The terminal goes into raw mode on an alternate screen and is restored on every exit
-path.  Redraws happen only when something changed, at most FPS times a second.
+the frames file on every pass.  The terminal goes into raw mode on an alternate screen and
+is restored on every exit path.  Redraws happen only when something changed, at most FPS
+times a second.
 """
 import json
 import os
@@ -56,7 +57,8 @@ class View:
         self.reader = keys.KeyReader(profile)
         self.board = view.Board(profile, keys.keys_by_position(profile),
                                 view.count_reader(os.path.join(setup.root, "firmware", "lib")))
-        self.legend = legend(profile["sides"]) if isinstance(self.board.count, view.DisplayCount) else None
+        decoding = isinstance(self.board.count, view.DisplayCount)
+        self.legend = legend(profile["sides"]) if decoding else None
         self.pending = []               # [(monotonic time, position id, touched)]
         self.pad_free = {}              # position id -> when its last scheduled release is
         self.frames_partial = b""
@@ -68,6 +70,7 @@ class View:
         self.board_tail = []            # the board's last serial lines (tracebacks go there)
         self.note = "ready: press a key to touch a pad"
         self.dirty = True
+        self.shown_connected = False
         self.quit = False
 
     # --- inputs -------------------------------------------------------------------------
@@ -175,7 +178,8 @@ class View:
     def screen(self, width=100):
         """The whole screen as lines (board, then footer)."""
         lines = [""] + ["  " + line for line in self.board.render()] + [""]
-        host = "a host is connected" if self.link and self.link.host_connected() else "no host"
+        self.shown_connected = bool(self.link and self.link.host_connected())
+        host = "a host is connected" if self.shown_connected else "no host"
         link = self.link.link if self.link else "-"
         sides = keys.describe(self.profile)
         footer = ["pads: " + "   ".join(sides[:2])]
@@ -188,8 +192,9 @@ class View:
                      getattr(self.board.count, "name", "?")),
                   "note: " + self.note,
                   "board: " + self.last_line]
-        for line in footer:
-            lines.append("\x1b[2m" + line[:width - 1] + "\x1b[0m")
+        for i, line in enumerate(footer):
+            style = "\x1b[2m" if i < len(footer) - 2 else "\x1b[1m"   # what just happened: bold
+            lines.append(style + line[:width - 1] + "\x1b[0m")
         if self.legend:
             lines.insert(-len(footer), self.legend)
         return lines
@@ -222,7 +227,9 @@ class View:
                         last_draw = now
                     else:
                         timeout = min(timeout, wait)
-                fds = relay.fds() + [0] + ([self.err_fd] if self.err_open else [])
+                fds = relay.fds() + [0]
+                if relay.connected != self.shown_connected:
+                    self.dirty = True + ([self.err_fd] if self.err_open else [])
                 ready, _, _ = select.select(fds, [], [], timeout)
                 if 0 in ready:
                     self.on_keys(os.read(0, 256))

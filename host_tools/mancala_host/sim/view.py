@@ -177,7 +177,8 @@ class Board:
             grb = self.ring_bytes(pid)
             for i, (r, c) in enumerate(cells):
                 rgb = visible_rgb(grb[3 * i], grb[3 * i + 1], grb[3 * i + 2], frame_max)
-                grid[top + r][left + c] = (RESET + fg(rgb), LIT) if rgb else (RESET + fg(DARK_RGB), DARK)
+                lit = (RESET + fg(rgb), LIT) if rgb else (RESET + fg(DARK_RGB), DARK)
+                grid[top + r][left + c] = lit
             count = self.ring_count(pid, frame_max)
             text = "?" if count is None else str(count)
             if width >= 3 and len(text) <= width - 2:
