@@ -42,6 +42,7 @@ def test_handler_crash_is_answered_internal_and_reported():
                  b'{"id": 3, "cmd": "fine", "n": 9}\n', b'{"id": 4, "cmd": "refuse"}\n'):
         for byte in line:
             p.feed(byte)
+    sent = "".join(sent).splitlines(keepends=True)
     answers = [json.loads(s) for s in sent]
     assert [a["id"] for a in answers] == [1, 2, 3, 4]
     assert answers[0]["error"]["code"] == "internal"

@@ -46,15 +46,6 @@ def run(flash=""):
     # far more heap for a moment than the module keeps, and these peaks must not stack up.
     import profile as profiles
     gc.collect()
-    from app import App
-    gc.collect()
-    from app.commands import table
-    from app.hardware import build
-    gc.collect()
-    from touch import Touch
-    from protocol import Protocol
-    gc.collect()
-
     try:
         prof = profiles.load(flash + PROFILE_FILE)
     except (OSError, ValueError) as e:
@@ -62,6 +53,14 @@ def run(flash=""):
         _write('{"event": "log", "level": "error", "message": "The board profile %s could '
                'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
         return
+    gc.collect()
+    from app import App
+    gc.collect()
+    from app.commands import table
+    from app.hardware import build
+    gc.collect()
+    from touch import Touch
+    from protocol import Protocol
     gc.collect()
     pads, display, wdt = build(prof)
     gc.collect()

@@ -55,7 +55,9 @@ class Protocol:
         self.reader = LineReader(MAX_LINE)
 
     def send(self, obj):
-        self._write(json.dumps(obj) + "\n")
+        # Two writes rather than a concatenated copy of a line that may hold a whole state.
+        self._write(json.dumps(obj))
+        self._write("\n")
 
     def event(self, name, fields):
         fields["event"] = name
