@@ -140,6 +140,20 @@ def _a_deploy(p):
     p.add_argument("--build", help="where compiled files go (default: build/firmware in the repo)")
 
 
+@command("profile", _module_command("bringup", "cmd_profile"), "check board profile files: profile check FILE...")
+def _a_profile(p):
+    from . import bringup
+
+    bringup.add_profile_arguments(p)
+
+
+@command("diag", _module_command("bringup", "run_diag"), "the board's self-test: scan, pads, walk, calibrate")
+def _a_diag(p):
+    from . import bringup
+
+    bringup.add_diag_arguments(p)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="mancala-board",
