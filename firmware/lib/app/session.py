@@ -11,6 +11,7 @@ dict); an undo further back replays the move list from the start, compacting as 
 """
 
 from mancala import Game, Rules, IllegalMove
+import mancala.state  # noqa: F401  Game.from_dict imports it late; load it at boot, not mid-game
 
 FORMAT = "mancala-game"
 KEEP = 8  # undo snapshots kept in the engine; older take-backs replay from the start

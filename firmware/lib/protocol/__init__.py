@@ -98,8 +98,8 @@ class Protocol:
         except Exception as e:  # the board must stay up; the app decides how to report it
             if self._on_error:
                 self._on_error(e)
-            return _error(rid, INTERNAL, "The board hit an internal error (%s); nothing was "
-                          "changed." % type(e).__name__)
+            return _error(rid, INTERNAL, "The board hit an internal error (%s); send state "
+                          "to see where the game stands." % type(e).__name__)
         answer = {"id": rid, "ok": True}
         if result:
             for k in result:
