@@ -85,7 +85,8 @@ def play_levels(args):
     rules, g, a, b, nodes = args
     rng = Rng(5000 + g)
     r = Rules.from_dict(rules)
-    game = Game(r, first=g % r.players)
+    # Every seat plays every starting position in turn: seat cycles fastest, then first.
+    game = Game(r, first=(g // r.players) % r.players)
     _opening(game, rng)
     seat = g % r.players
     while not game.over:
@@ -101,7 +102,6 @@ gc.collect()
 base = gc.mem_alloc()
 from mancala import Game, Rules
 from mancala.cpu import Search, Rng
-import mancala.cpu as cpu
 gc.collect()
 code = gc.mem_alloc() - base
 def cal():
@@ -109,27 +109,56 @@ def cal():
     for i in range(1000000):
         x += 1
     return time.ticks_diff(time.ticks_ms(), t)
+VARIANTS = (("kalah", {"variant": "kalah"}), ("basic2", {"variant": "basic"}),
+            ("basic4", {"variant": "basic", "players": 4}))
 c = min(cal() for _ in range(3))
+print("CAL", c)
+# Node rate: fixed-node searches on positions from random games, fastest of 3 runs each
+# (the least disturbed by other processes), median over the positions.
+for name, rules in VARIANTS:
+    rng = Rng(3)
+    for pos in range(6):
+        g = Game(Rules.from_dict(rules))
+        for _ in range(2 + 3 * pos):
+            if not g.over:
+                legal = g.legal_moves()
+                g.play(legal[rng.below(len(legal))])
+        if g.over:
+            continue
+        best = 0
+        for rep in range(3):
+            t = time.ticks_us()
+            s = Search(g, 5, 10 ** 6, seed=1, max_nodes=3000)
+            s.run()
+            dt = time.ticks_diff(time.ticks_us(), t)
+            if s.nodes and (not best or dt / s.nodes < best):
+                best = dt / s.nodes
+        if best:
+            print("RATE", name, best)
+c = min([c] + [cal() for _ in range(3)])
 budget = max(1, 1000 * c // %(pico)d)
-print("CAL", c, budget, code)
-for name, rules in (("kalah", {"variant": "kalah"}), ("basic2", {"variant": "basic"}),
-                    ("basic4", {"variant": "basic", "players": 4})):
+print("CAL", c)
+print("CODE", code)
+# Move times and heap: level 5 with one RP2040-second, playing against random replies.
+for name, rules in VARIANTS:
     rng = Rng(7)
     for g in range(%(games)d):
         game = Game(Rules.from_dict(rules))
         while not game.over:
             gc.collect()
             before = gc.mem_alloc()
-            t = time.ticks_ms()
+            t = time.ticks_us()
             s = Search(game, 5, budget, seed=rng.below(999))
             peak = gc.mem_alloc() - before
             while not s.step(max(1, budget // 10)):
                 used = gc.mem_alloc() - before
                 if used > peak:
                     peak = used
-            ms = time.ticks_diff(time.ticks_ms(), t)
+            us = time.ticks_diff(time.ticks_us(), t)
+            gc.collect()
+            kept = gc.mem_alloc() - before
             if s.nodes:
-                print("MOVE", name, ms, s.nodes, peak, s.depth)
+                print("MOVE", name, us, s.nodes, peak, s.depth, kept)
             game.play(s.best)
             if not game.over:
                 legal = game.legal_moves()
@@ -139,15 +168,23 @@ for name, rules in (("kalah", {"variant": "kalah"}), ("basic2", {"variant": "bas
 
 def measure_on_micropython(games):
     out = micropython_run(MP_SCRIPT % {"pico": PICO_CAL_MS, "games": games})
-    cal = None
+    cals = []
+    rates = {}
     moves = {}
+    code = 0
     for line in out.splitlines():
         f = line.split()
-        if f and f[0] == "CAL":
-            cal, budget, code = int(f[1]), int(f[2]), int(f[3])
-        elif f and f[0] == "MOVE":
+        if not f:
+            continue
+        if f[0] == "CAL":
+            cals.append(int(f[1]))
+        elif f[0] == "CODE":
+            code = int(f[1])
+        elif f[0] == "RATE":
+            rates.setdefault(f[1], []).append(float(f[2]))
+        elif f[0] == "MOVE":
             moves.setdefault(f[1], []).append([int(x) for x in f[2:]])
-    return cal, budget, code, moves
+    return cals[-1], rates, code, moves
 
 
 def _median(xs):
@@ -161,24 +198,38 @@ def main(argv):
     n_lvl = 16 if quick else 100
     n_four = 24 if quick else 200
     t0 = time.time()
-    print("measuring under MicroPython (calibration, move times, heap) ...", flush=True)
-    cal, budget, code, moves = measure_on_micropython(2 if quick else 4)
+    print("measuring under MicroPython (calibration, node rate, move times, heap) ...",
+          flush=True)
+    cal, rates, code, moves = measure_on_micropython(2 if quick else 4)
     scale = PICO_CAL_MS / cal
+    budget = max(1, 1000 * cal // PICO_CAL_MS)
+    print("calibration loop %d ms here (fastest run) -> RP2040 = %.0f x slower; "
+          "1 s there = %d ms here" % (cal, scale, budget))
     nodes = {}
-    print("calibration loop %d ms here -> x%.0f to the RP2040; 1 s there = %d ms here"
-          % (cal, scale, budget))
+    for name in sorted(rates):
+        us = _median(rates[name]) * scale  # microseconds per node on the RP2040
+        nodes[name] = int(1e6 / us)
+        print("  %-7s level 5: %4.0f us per node here, %d nodes per RP2040-second"
+              % (name, us / scale, nodes[name]))
+    worst_peak = 0
+    worst_kept = 0
+    peaks = []
     for name, rows in sorted(moves.items()):
-        ms = [r[0] * scale for r in rows]
-        # nodes an RP2040-second buys: nodes per ms here, times the budget here
-        rate = _median([r[1] / max(r[0], 1) for r in rows]) * budget
-        nodes[name] = int(rate)
-        print("  %-7s level-5 move time (RP2040 est.): median %4.0f ms, worst %4.0f ms "
-              "(budget 1000 ms), %d moves; %d nodes per RP2040-second; depth median %d"
-              % (name, _median(ms), max(ms), len(ms), rate, _median([r[3] for r in rows])))
-    peak = max(r[2] for rows in moves.values() for r in rows)
-    print("  heap during a level-5 search (unix x64, words 8 bytes): peak %d bytes above "
-          "the game; engine+cpu code %d bytes" % (peak, code))
-    print("  firmware heap budget for the whole app: 228 KB - 76 KB spare = 152 KB")
+        ms = [r[0] * scale / 1000 for r in rows]
+        worst_peak = max([worst_peak] + [r[2] for r in rows])
+        peaks += [r[2] for r in rows]
+        worst_kept = max([worst_kept] + [r[4] for r in rows])
+        print("  %-7s level-5 move time (RP2040 est., wall clock on this shared machine): "
+              "median %4.0f ms, worst %4.0f ms, budget 1000 ms; %d moves, depth median %d"
+              % (name, _median(ms), max(ms), len(ms), _median([r[3] for r in rows])))
+    print("  heap (unix x64 port; words are 8 bytes, the RP2040's 4): during a level-5 search "
+          "gc.mem_alloc() rises by %d bytes at most (the first search of a board shape, "
+          "which allocates the shared arrays; garbage not yet collected included), median "
+          "%d; after gc.collect() a search keeps %d bytes; the transposition table (16 KB, "
+          "allocated once) and the engine+cpu code (%d bytes) come on top"
+          % (worst_peak, _median(peaks), worst_kept, code))
+    print("  budget: the whole app must leave a third of the Pico's ~228 KB free, "
+          "i.e. use <= 152 KB")
     results = []
     with Pool(os.cpu_count() or 2) as pool:
         for label, rules, key in (("Kalah(6,4)", KALAH, "kalah"), ("Basic 2p", BASIC2, "basic2")):

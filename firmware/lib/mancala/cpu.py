@@ -47,7 +47,7 @@ _RET = 2
 _BIAS = 32768
 
 # level: (max depth, leaf noise amplitude, percent of random moves, transposition table)
-LEVELS = {1: (1, 24, 40, False), 2: (2, 10, 10, False), 3: (3, 4, 0, False),
+LEVELS = {1: (1, 32, 70, False), 2: (1, 0, 10, False), 3: (3, 0, 0, False),
           4: (5, 0, 0, False), 5: (MAX_PLY - 2, 0, 0, True)}
 
 _tt = None

@@ -16,7 +16,7 @@ KALAH_STORE = 4
 KALAH_SIDE = 0
 BASIC_LEFT = 4
 BASIC_DIST = 4
-BASIC_EXTRA = 2
+BASIC_EXTRA = 0
 BASIC_RIVAL = 4  # in quarters: how much the nearest rival's work counts in 3-4 player games
 
 
