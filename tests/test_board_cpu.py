@@ -82,3 +82,29 @@ def test_cpu_seat_and_hint_over_the_protocol():
         while move["source"] != "cpu":
             move = b.wait_event("move")
         assert move["by"] == "cpu" and move["seat"] == 1
+        # demo mode over serial: every seat plays by itself until it is switched off
+        assert b.ok("demo", on=True)["on"] is True
+        for _ in range(3):
+            move = b.wait_event("move")
+            assert move["by"] == "cpu" and move["source"] == "cpu"
+        b.ok("demo", on=False)
+        assert b.request("demo", on="yes")["error"]["code"] == "bad_request"
+
+
+def test_demo_plays_game_after_game_until_a_touch(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    app.set_demo(True, "test")
+    t = 0
+    while len([e for e in events if e["event"] == "game_over"]) < 2 and t < 10 ** 7:
+        app.tick(t)
+        t += 10
+    assert len([e for e in events if e["event"] == "new_game" and e["source"] == "cpu"]) >= 1
+    assert {e["by"] for e in events if e["event"] == "move"} == {"cpu"}
+    # a touch anywhere ends the demo; the board then waits for people again
+    app.touch("press", app.seating.position(0, 1), t)
+    assert app.autoplay.demo is False and events[-1] == {"event": "demo", "on": False,
+                                                         "source": "pad"}
+    moves = len([e for e in events if e["event"] == "move"])
+    for k in range(200):
+        app.tick(t + 10 * k)
+    assert len([e for e in events if e["event"] == "move"]) == moves

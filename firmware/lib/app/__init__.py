@@ -223,6 +223,9 @@ class App:
     # ------------------------------------------------------------------ pads
     def touch(self, kind, pos, now):
         """One touch event from the touch layer."""
+        if kind == "press" and self.autoplay.demo:
+            self.set_demo(False, "pad")  # a touch ends the demo, and only that
+            return
         if kind == "press" and self.display.busy():
             self.display.finish()  # a touch anywhere skips the animation, and only that
             return
@@ -256,6 +259,12 @@ class App:
         elif kind == "long":
             self.menu = Menu(self, seat, pos, now)
             self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
+
+    def set_demo(self, on, source):
+        if on != self.autoplay.demo:
+            self.autoplay.demo = on
+            self.autoplay.changed(ticks_ms())
+            self.emit("demo", {"on": on, "source": source})
 
     def close_menu(self):
         if self.menu is not None:

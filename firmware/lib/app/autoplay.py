@@ -7,6 +7,9 @@ SLICE_MS, so the pads and LEDs stay live while it thinks; its move is played lik
 a menu) drops a running search and restarts the turn clock. A CPU move waits until the
 animation has ended and then PAUSE_MS more, so people can follow it (no pause when
 animation_ms is 0, which tests and demos use for speed).
+
+Demo mode (the `demo` command) plays every seat at DEMO_LEVEL and starts the next game
+DEMO_GAP_MS after one ends, until a touch on the board or `demo` with on = false.
 """
 
 try:
@@ -16,6 +19,8 @@ except ImportError:  # CPython
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 PAUSE_MS = 700
+DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
+DEMO_LEVEL = 3
 THINK_MS = 1000
 SLICE_MS = 15
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
@@ -27,6 +32,7 @@ class Autoplay:
         self.search = None
         self.by = None
         self.turn_started = None
+        self.demo = False
 
     def changed(self, now):
         """The game or the seats changed: start the turn clock again."""
@@ -47,16 +53,23 @@ class Autoplay:
     def tick(self, now):
         app = self.app
         g = app.session.game
-        if g.over or app.menu is not None:
-            self.search = None
-            return
         if self.turn_started is None:
             self.turn_started = now
+        if g.over or app.menu is not None:
+            self.search = None
+            if self.demo and g.over and app.menu is None and not app.display.busy() and \
+                    ticks_diff(now, self.turn_started) >= DEMO_GAP_MS:
+                app.new_game("cpu")  # the next demo game (the starter rotates as usual)
+            elif app.display.busy():
+                self.turn_started = now
+            return
         if self.search is None:
             if app.display.busy():
                 self.turn_started = now  # the pause counts from the end of the animation
                 return
             seat = app.config["seats"][g.turn]
+            if self.demo:
+                seat = {"kind": "cpu", "level": DEMO_LEVEL}
             waited = ticks_diff(now, self.turn_started)
             if seat["kind"] == "cpu":
                 if app.config["animation_ms"] and waited < PAUSE_MS:

@@ -5,7 +5,7 @@ from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, need_int
 from mancala import VARIANTS
 
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
-         "hint")
+         "hint", "demo")
 HINT_MS = 500  # a hint blocks the board while it thinks, so it thinks briefly
 
 
@@ -62,7 +62,15 @@ def table(app):
         from mancala.cpu import choose_move
         return {"seat": g.turn, "pit": choose_move(g, 5, HINT_MS)}
 
-    return {"hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
+    def demo(req):
+        on = req.get("on", True)
+        if on is not True and on is not False:
+            raise CommandError(BAD_REQUEST, "\"on\" must be true or false.")
+        app.close_menu()
+        app.set_demo(on, "serial")
+        return {"on": on}
+
+    return {"demo": demo, "hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
             "new_game": new_game, "state": state, "press": press, "resign": resign,
             "undo": undo}
 
