@@ -189,6 +189,11 @@ def test_stats_tables_count_what_the_log_holds(tmp_path, capsys):
     assert int(row[2]) == len(kalah) and int(row[3]) == seat0
     assert "First player's advantage" in out and "Game length" in out and "Average margin" in out
     assert "10 game(s) counted, 0 skipped" in out
+    decided = [g for g in kalah if g["result"]["places"] != [1, 1]]
+    margin = sum(abs(g["result"]["stores"][0] - g["result"]["stores"][1]) for g in decided) / len(decided)
+    margin_rows = out.split("Average margin")[1].splitlines()
+    row = [l for l in margin_rows if l.startswith("kalah 6x4")][0].split()
+    assert int(row[2]) == len(decided) and float(row[3]) == round(margin, 1)
 
 
 def test_stats_plot_writes_a_png(tmp_path, capsys):

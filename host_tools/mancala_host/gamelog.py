@@ -140,17 +140,17 @@ def check_game(game):
 
 
 def good_games(paths, report=None):
-    """(path, line, game, records) for every game that replays; `report(path, line, reason)` is
+    """(path, line, game, records, final state) for every game that replays; `report(path, line, reason)` is
     called for each one that does not."""
     for path in paths:
         for number, game, reason in read_log(path):
             if game is not None:
                 try:
-                    _, records = check_game(game)
+                    engine, records = check_game(game)
                 except ValueError as exc:
                     reason = str(exc)
             if reason:
                 if report:
                     report(path, number, reason)
                 continue
-            yield path, number, game, records
+            yield path, number, game, records, engine.to_dict()

@@ -5,7 +5,9 @@ Figures, per variant:
 - wins by seat (place 1; a shared first place is a draw);
 - the first seat's advantage: how often the seat that started won, against the fair share 1/P;
 - game length in moves;
-- the average margin: the winner's store minus the runner-up's store (decided games only).
+- the average margin of decided games: in Kalah the winner's store minus the runner-up's; in
+  Basic, where the first to shed all stones wins, the stones the runner-up still had in its
+  pits when the game ended (only games that end at the first finish have one).
 """
 
 import csv
@@ -28,7 +30,7 @@ def _collect(paths):
 def summarise(games):
     """Per variant: counts the tables and the plot are made of."""
     by = {}
-    for _, _, game, _ in games:
+    for _, _, game, _, final in games:
         places, stores = game["result"]["places"], game["result"]["stores"]
         players = len(places)
         v = by.setdefault(variant_key(game["rules"]), {
@@ -41,7 +43,10 @@ def summarise(games):
             if winners[0] == game["first"]:
                 v["first_wins"] += 1
             ranked = sorted(range(players), key=lambda s: places[s] if places[s] is not None else 99)
-            v["margins"].append(stores[ranked[0]] - stores[ranked[1]])
+            if game["rules"].get("variant") == "kalah":
+                v["margins"].append(stores[ranked[0]] - stores[ranked[1]])
+            elif sum(final["pits"][ranked[1]]):
+                v["margins"].append(sum(final["pits"][ranked[1]]))
         else:
             v["draws"] += 1
         v["lengths"].append(sum(1 for m in game["moves"] if not m.get("resign")))
@@ -85,8 +90,8 @@ def tables(by):
         ls = by[name]["lengths"]
         out.append("%-18s %6d %7.1f %7.1f %5d %5d" % (name, len(ls), statistics.mean(ls), statistics.median(ls),
                                                       min(ls), max(ls)))
-    out += ["", "Average margin (winner's store minus runner-up's)", "%-18s %8s %8s" % ("variant", "decided", "margin"),
-            "-" * 36]
+    out += ["", "Average margin (Kalah: winner's store minus runner-up's; Basic: stones the runner-up had left)",
+            "%-18s %8s %8s" % ("variant", "games", "margin"), "-" * 36]
     for name in sorted(by):
         ms = by[name]["margins"]
         out.append("%-18s %8d %8s" % (name, len(ms), "%.1f" % statistics.mean(ms) if ms else "-"))
@@ -116,7 +121,8 @@ def plot(by, path):
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))], names)
     ax.set_title("Wins by seat")
     ax.set_ylabel("games")
-    ax.legend()
+    ax.set_ylim(0, max([max(by[n]["wins"] + [by[n]["draws"]]) for n in names] + [1]) * 1.45)  # room for the legend
+    ax.legend(ncol=3, fontsize=8, loc="upper right")
     ax = axes[0][1]
     first = [100.0 * by[n]["first_wins"] / by[n]["games"] for n in names]
     fair = [100.0 / by[n]["players"] for n in names]
@@ -137,7 +143,7 @@ def plot(by, path):
     ax.bar(range(len(names)), means, 0.6, color="#009E73")
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("stones")
-    ax.set_title("Average margin (winner minus runner-up)")
+    ax.set_title("Average margin (Kalah: stores; Basic: runner-up's stones left)")
     fig.suptitle("%d games" % sum(by[n]["games"] for n in names))
     fig.tight_layout()
     try:
@@ -176,7 +182,7 @@ def run_export(args):
     try:
         writer = csv.writer(stream)
         writer.writerow(COLUMNS)
-        for n, (path, number, game, records) in enumerate(games, 1):
+        for n, (path, number, game, records, _) in enumerate(games, 1):
             engine = gamelog.start_engine(game)
             rules = game["rules"]
             for i, (move, rec) in enumerate(zip(game["moves"], records), 1):
