@@ -108,3 +108,23 @@ def test_demo_plays_game_after_game_until_a_touch(tmp_path):
     for k in range(200):
         app.tick(t + 10 * k)
     assert len([e for e in events if e["event"] == "move"]) == moves
+
+
+def test_menu_pit_5_hands_a_seat_to_the_cpu_and_back(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    store = app.seating.store(1)
+    app.touch("press", store, 0)
+    app.touch("long", store, 1000)
+    assert app.menu is not None and app.menu.seat == 1
+    app.touch("release", store, 1100)  # the end of the hold that opened the menu
+    for level in (1, 2):
+        app.touch("press", app.seating.position(1, 5), 1200)
+        assert app.config["seats"][1] == {"kind": "cpu", "level": level}
+        assert app.menu is not None  # the menu stays open
+    assert [e["config"]["seats"][1] for e in events if e["event"] == "config"][-1] == \
+        {"kind": "cpu", "level": 2}
+    for _ in range(4):
+        app.touch("press", app.seating.position(1, 5), 1300)
+    assert app.config["seats"][1] == {"kind": "human"}
+    app.touch("press", app.seating.store(0), 1400)  # another store closes the menu
+    assert app.menu is None

@@ -116,13 +116,14 @@ class App:
     def state(self):
         return self.session.game.to_dict()
 
-    def set_config(self, patch, source):
+    def set_config(self, patch, source, keep_menu=False):
         """Checks patch whole and applies it; CommandError(bad_config) if any part is wrong."""
         try:
             new, warnings = configs.check(self.config, patch, self.profile)
         except ValueError as e:
             raise CommandError(BAD_CONFIG, str(e))
-        self.close_menu()
+        if not keep_menu:
+            self.close_menu()
         if new != self.config:
             if new["seats"] != self.config["seats"] or \
                     new["move_time_limit"] != self.config["move_time_limit"]:

@@ -6,6 +6,8 @@ pits, so it needs nothing from the display beyond showing a state:
 
     pit 1  variant  (1 = Kalah, 2 = Basic)      pit 3  pits per seat
     pit 2  players                              pit 4  seeds per pit
+    pit 5  who plays this seat now: 0 = a person, 1..5 = the CPU at that level (games with
+           5 or more pits; it takes effect at once, also in the middle of a game)
 
 Tapping one of those pits steps its value to the next one that this board can seat, changing
 the other values as little as possible. Tapping the same store starts a new game with the
@@ -109,10 +111,16 @@ class Menu:
         row[1] = self.current[1]
         row[2] = self.current[2]
         row[3] = self.current[3]
+        if g.pits >= 5:
+            row[4] = self._seat_level()
         self.app.display.set_state({
             "rules": g.rules.to_dict(), "pits": pits, "stores": [0] * g.players,
             "turn": self.seat, "active": list(range(g.players)), "places": [None] * g.players,
             "over": False})
+
+    def _seat_level(self):
+        seat = self.app.config["seats"][self.seat]
+        return seat["level"] if seat["kind"] == "cpu" else 0
 
     def chosen_rules(self):
         variant, players, pits, seeds = self.current
@@ -151,6 +159,14 @@ class Menu:
                 app._refuse(pos, None, None, "This pit has no setting.")
             return
         seat, pit = where
+        if seat == self.seat and pit == 5:
+            level = (self._seat_level() + 1) % 6
+            entry = {"kind": "cpu", "level": level} if level else {"kind": "human"}
+            seats = list(app.config["seats"])
+            seats[seat] = entry
+            app.set_config({"seats": seats}, "pad", True)
+            self.show()
+            return
         if seat != self.seat or not 1 <= pit <= 4:
             app._refuse(pos, seat, pit, "This pit has no setting.")
             return
