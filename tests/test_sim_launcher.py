@@ -72,12 +72,29 @@ def test_the_view_without_a_terminal_says_to_use_a_headless_form(tmp_path):
 
 
 def next_line(proc, timeout=20.0):
-    """The board's next output line as JSON, failing (not hanging) if none comes."""
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    assert ready, "the board said nothing for %s s" % timeout
-    line = proc.stdout.readline()
-    assert line, "the board closed its output"
+    """The board's next output line as JSON, failing (not hanging) if none comes.
+
+    Reads the pipe's fd directly, because select() cannot see lines a file object buffered.
+    """
+    pending = _pending.setdefault(proc.pid, bytearray())
+    end = time.monotonic() + timeout
+    while b"\n" not in pending:
+        left = end - time.monotonic()
+        ready, _, _ = select.select([proc.stdout.fileno()], [], [], max(0, left))
+        assert ready, "the board said nothing for %s s" % timeout
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        assert chunk, "the board closed its output"
+        pending += chunk
+    line, _, rest = bytes(pending).partition(b"\n")
+    pending[:] = rest
+    if line.startswith(b"Traceback"):               # the board's last words, whole
+        proc.wait(10)
+        rest += proc.stdout.read()
+        raise AssertionError("the board crashed: " + (line + b"\n" + rest).decode())
     return json.loads(line)
+
+
+_pending = {}
 
 
 def run_stdio(tmp_path, *args, env=None, stdin=""):
@@ -119,7 +136,7 @@ def test_stdio_passes_the_callers_touch_and_frame_channels_through(tmp_path):
     touch.write_text("")
     env = sim_env(MANCALA_SIM_TOUCH=str(touch), MANCALA_SIM_FRAMES=str(frames))
     proc = start_sim("--stdio", "--main", echo_main(tmp_path), env=env, stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, text=True)
+                     stdout=subprocess.PIPE)
     try:
         boot = next_line(proc)
         assert boot["touch"] == str(touch) and boot["frames"] == str(frames)
@@ -140,7 +157,7 @@ def test_stdio_passes_the_callers_touch_and_frame_channels_through(tmp_path):
 
 def test_stdio_pid_is_the_board_so_sigkill_is_a_power_cut(tmp_path):
     proc = start_sim("--stdio", "--main", echo_main(tmp_path), stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, text=True)
+                     stdout=subprocess.PIPE)
     try:
         next_line(proc)
         with open("/proc/%d/cmdline" % proc.pid, "rb") as f:
@@ -174,7 +191,13 @@ def exchange(link, text):
         while True:
             line = port.readline()
             assert line.endswith(b"\n"), "no answer to %r" % text
-            assert line.startswith(b"{"), "the board said %r" % line
+            if not line.startswith(b"{"):
+                port.timeout = 2
+                try:
+                    line += port.read(4096)
+                except serial.SerialException:      # the board died and took the pty along
+                    pass
+                raise AssertionError("the board said: " + line.decode())
             answer = json.loads(line)
             if "echo" in answer or "id" in answer:
                 return answer
@@ -223,9 +246,9 @@ needs_firmware = pytest.mark.skipif(not os.path.exists(REAL_MAIN), reason="no fi
 @needs_firmware
 def test_real_firmware_answers_hello_over_stdio(tmp_path):
     proc = start_sim("--stdio", "--flash", str(tmp_path / "flash"),
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        proc.stdin.write('{"id": 1, "cmd": "hello"}\n')
+        proc.stdin.write(b'{"id": 1, "cmd": "hello"}\n')
         proc.stdin.flush()
         while True:
             answer = next_line(proc)

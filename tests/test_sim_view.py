@@ -230,6 +230,31 @@ def test_board_lines_become_short_status_sentences():
     refused = {"event": "refused", "pos": "0.3", "reason": "It is seat 1's turn."}
     assert summary(json.dumps(refused)) == "refused 0.3: It is seat 1's turn."
     assert summary("Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert summary('{"id": 4, "ok": true, "state": {}}') is None       # no news for a person
+
+
+def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
+    import pty
+    serial = pytest.importorskip("serial")
+    master, slave = pty.openpty()
+    link = str(tmp_path / "view.pty")
+    proc = start_sim("--main", echo_main(tmp_path), "--link", link,
+                     stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    try:
+        buf = read_until(master, b"", lambda b: b"touched" in b and b"no host" in b)
+        with serial.Serial(link, timeout=20) as port:
+            port.write(b"ping\n")
+            assert json.loads(port.readline()) == {"echo": "ping"}
+            buf = read_until(master, buf, lambda b: "a host is connected" in last_screen(b))
+        buf = read_until(master, buf, lambda b: "serial: no host" in last_screen(b))
+        os.write(master, b"\x1b")
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
 
 
 @pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "firmware", "main.py")),

@@ -10,7 +10,8 @@ from . import view
 
 
 def summary(line):
-    """One short sentence for a line the board sent (the footer's status), or the line itself."""
+    """One short sentence for a line the board sent (the footer's status), the line itself if
+    it is not a protocol line, or None for an answer that is no news to a person."""
     try:
         msg = json.loads(line)
         if not isinstance(msg, dict):
@@ -48,7 +49,7 @@ def summary(line):
     if "ok" in msg and not msg.get("ok"):
         return "host request refused: %s" % (msg.get("error") or {}).get("message")
     if "ok" in msg:
-        return "host request %s answered" % json.dumps(msg.get("id"))
+        return None             # an answer the host asked for: keep the last news on screen
     return line
 
 

@@ -76,7 +76,7 @@ class View:
     # --- inputs -------------------------------------------------------------------------
     def board_line(self, line):
         text = line.decode("utf-8", "replace").rstrip()
-        self.last_line = summary(text)
+        self.last_line = summary(text) or self.last_line
         self.board_tail.append(text)
         del self.board_tail[:-STDERR_LINES]
         self.dirty = True
@@ -180,15 +180,17 @@ class View:
         lines = [""] + ["  " + line for line in self.board.render()] + [""]
         self.shown_connected = bool(self.link and self.link.host_connected())
         host = "a host is connected" if self.shown_connected else "no host"
-        link = self.link.link if self.link else "-"
+        link = os.path.relpath(self.link.link) if self.link else "-"
+        if len(link) > 40:
+            link = self.link.link
         sides = keys.describe(self.profile)
         footer = ["pads: " + "   ".join(sides[:2])]
         if sides[2:]:
             footer.append("      " + "   ".join(sides[2:]))
         footer += ["hold: a capital letter, or Space then the key   "
                    "double tap: the key twice   quit: Esc or Ctrl-C",
-                  "serial: %s (%s)   board: %s   heap: %s   counts: %s"
-                  % (link, host, self.setup.args.profile, self.setup.heapsize,
+                  "serial: %s, on %s   board: %s   heap: %s   counts: %s"
+                  % (host, link, self.setup.args.profile, self.setup.heapsize,
                      getattr(self.board.count, "name", "?")),
                   "note: " + self.note,
                   "board: " + self.last_line]
@@ -227,9 +229,9 @@ class View:
                         last_draw = now
                     else:
                         timeout = min(timeout, wait)
-                fds = relay.fds() + [0]
+                fds = relay.fds() + [0] + ([self.err_fd] if self.err_open else [])
                 if relay.connected != self.shown_connected:
-                    self.dirty = True + ([self.err_fd] if self.err_open else [])
+                    self.dirty = True
                 ready, _, _ = select.select(fds, [], [], timeout)
                 if 0 in ready:
                     self.on_keys(os.read(0, 256))
