@@ -168,6 +168,18 @@ def test_stdio_pid_is_the_board_so_sigkill_is_a_power_cut(tmp_path):
         assert proc.wait(10) == -signal.SIGKILL
 
 
+def test_a_temporary_flash_is_removed_after_a_power_cut(tmp_path):
+    proc = start_sim("--stdio", "--main", echo_main(tmp_path), stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE)
+    try:
+        flash = next_line(proc)["cwd"]
+        assert os.path.isdir(flash)
+    finally:
+        proc.kill()
+        proc.wait()
+    wait_for(lambda: not os.path.exists(flash), "the temporary flash to be removed")
+
+
 def wait_for(predicate, what, timeout=20.0):
     end = time.monotonic() + timeout
     while not predicate():

@@ -175,9 +175,41 @@ class Setup:
             self.scratch = None
 
 
+def _reap_when_gone(pid, folder):
+    """Leave behind a detached process that removes folder once pid has ended.
+
+    Double-forked, in its own session and with stdio on /dev/null, so it neither holds the
+    caller's pipes open nor joins a process group the caller may kill."""
+    first = os.fork()
+    if first:
+        os.waitpid(first, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 1 << 16)
+        import time
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:
+                pass
+            time.sleep(1)
+        shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        os._exit(0)
+
+
 def run_stdio(setup):
     """Become the board: exec MicroPython in place of this process (never returns)."""
-    # The flash is kept when given; a temporary one outlives us here, as a power cut would.
+    if setup.scratch is not None:           # a temporary flash: removed when the board ends
+        _reap_when_gone(os.getpid(), setup.scratch)
     os.chdir(setup.flash)
     sys.stdout.flush()
     sys.stderr.flush()
