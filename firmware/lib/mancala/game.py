@@ -103,8 +103,9 @@ class Game:
         return None
 
     # ----------------------------------------------------------------- lean path
-    def push(self, pit):
-        """Play pit for the seat to move without checks or a record; pop() takes it back.
+    def push(self, pit, sown=None):
+        """Play pit for the seat to move without checks; pop() takes it back. When sown is a
+        list, the [seat, pit] names of the positions sown are appended to it.
         Returns the board index of the last stone sown."""
         board = self.board
         self._history.append((board[:], self.turn, self.active, self.places, self.over,
@@ -118,10 +119,18 @@ class Game:
         board[i] = 0
         nxt = self._next[mover]
         self._captured = 0
-        while stones:
-            i = nxt[i]
-            board[i] += 1
-            stones -= 1
+        if sown is None:
+            while stones:
+                i = nxt[i]
+                board[i] += 1
+                stones -= 1
+        else:
+            names = self._names
+            while stones:
+                i = nxt[i]
+                board[i] += 1
+                stones -= 1
+                sown.append(names[i])
         # Only the mover's side can have run empty, unless a capture emptied the other side.
         mover_empty = True
         for j in range(base, store):
@@ -253,15 +262,8 @@ class Game:
         stones = self.board[start]
         if not stones:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
-        # The positions sown, walked on the table before the board changes.
-        nxt = self._next[mover]
-        names = self._names
         sown = []
-        i = start
-        for _ in range(stones):
-            i = nxt[i]
-            sown.append(names[i])
-        self.push(pit)
+        self.push(pit, sown)
         capture = None
         if self._captured:
             opp = self._capture_opp
