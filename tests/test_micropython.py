@@ -32,7 +32,8 @@ def _run(interpreter_args, module, env_extra):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_under_micropython(module):
-    path = os.pathsep.join([MP_DIR, FAKES, FIRMWARE_LIB])
+    # ".frozen" keeps the port's frozen modules (asyncio) importable when MICROPYPATH is set.
+    path = os.pathsep.join([MP_DIR, FAKES, ".frozen", FIRMWARE_LIB])
     _run([MICROPYTHON, "-X", "heapsize=4M"], module, {"MICROPYPATH": path})
 
 
