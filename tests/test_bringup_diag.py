@@ -30,17 +30,14 @@ from time import ticks_ms
 from drivers.mpr121 import MPR121Group
 from drivers.ws2812 import WS2812
 from protocol import Protocol
-from selftest import SelfTest
-from selftest.calibration import apply_calibration, load_calibration
-from selftest.diag import handle_diag
+from selftest import Bringup
 
 p = profile.load(sys.argv[1])
 i2c = machine.I2C(p.i2c_id, scl=machine.Pin(p.scl), sda=machine.Pin(p.sda), freq=p.i2c_freq)
 pads = MPR121Group(i2c, p.pad_chips)
 leds = WS2812([c[0] for c in p.chains], [c[1] for c in p.chains])
-st = SelfTest(p, pads, leds, calibration_path=sys.argv[2])
-data, problem = load_calibration(sys.argv[2])
-apply_calibration(pads, data)
+flash = sys.argv[2]
+bringup = Bringup(p, pads, leds, flash, log=lambda text: sys.stderr.write(text + "\n"))
 
 
 def write(text):
@@ -51,13 +48,13 @@ def hello(req):
     return {"protocol": 1, "firmware": "selftest-board", "board": p.name}
 
 
-proto = Protocol(write, {"hello": hello, "diag": lambda req: handle_diag(req, st)})
+proto = Protocol(write, {"hello": hello, "diag": bringup.command})
 while True:
     line = sys.stdin.readline()
     if not line:
         break
-    if st.active:
-        st.step(ticks_ms())  # the app's main loop does this between lines
+    if bringup.active():
+        bringup.step(ticks_ms())  # the app's main loop does this between lines
     for b in line.encode():
         proto.feed(b)
 '''
@@ -82,7 +79,7 @@ class BoardLine(Transport):
             env["MANCALA_SIM_CHIPS"] = chips
         self.proc = subprocess.Popen(
             [MICROPYTHON, "-X", "heapsize=2M", str(script),
-             os.path.join(PROFILES, profile + ".json"), str(tmp_path / "calibration.json")],
+             os.path.join(PROFILES, profile + ".json"), str(tmp_path) + "/"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=str(tmp_path), env=env)
         self.lines = queue.Queue()

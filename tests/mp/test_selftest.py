@@ -19,7 +19,8 @@ import profile  # noqa: E402
 from drivers.mpr121 import MPR121Group  # noqa: E402
 from drivers.ws2812 import WS2812  # noqa: E402
 from protocol import CommandError  # noqa: E402
-from selftest import SelfTest, wants_selftest  # noqa: E402
+from selftest import Bringup, wants_selftest  # noqa: E402
+from selftest.core import SelfTest  # noqa: E402
 from selftest import walk  # noqa: E402
 from selftest.calibration import apply_calibration, load_calibration  # noqa: E402
 from selftest.diag import handle_diag  # noqa: E402

@@ -1,18 +1,17 @@
-"""Bring-up self-test of a board: I2C scan, LED walk, live pad readout, touch calibration.
+"""The self-test proper: I2C scan, LED walk, live pad readout, calibration sampling.
 
-Knows the board only through its profile; Mancala's rules play no part. The app builds one
-SelfTest from the objects it already has, and hands it the `diag` command (selftest.diag):
+Imported only when the self-test is first used (selftest.Bringup builds it), so a board that
+is just playing keeps this heap. Knows the board only through its profile; Mancala's rules
+play no part.
 
     st = SelfTest(profile, pads, leds, on_stop=redraw)  # pads: MPR121Group, leds: WS2812
     st.scan()        -> [sentence per missing chip]  ("pad controller 0x5B not found: ...")
-    st.start(now)    -> self-test mode: the app stops drawing and calls st.step(now) each loop
+    st.start(now)    -> self-test mode with the walk stepping by itself
     st.step(now)     -> walks the rings / samples the calibration; never blocks
     st.show_step(n)  -> lights walk step n at once (the host drives the walk this way)
     st.readout()     -> (filtered, baseline) lists per position, refilled in place
-    st.stop()        -> LEDs dark, self-test mode off; the app redraws its display
+    st.stop()        -> LEDs dark, self-test mode off, on_stop() so the app repaints
 
-At boot: `wants_selftest(profile, masks)` is True while every store pad is held.
-Calibration files: selftest.calibration.load_calibration / apply_calibration.
 docs/hardware.md describes the walk pattern and the diag command.
 """
 try:
@@ -29,16 +28,6 @@ from selftest.calibration import Calibration
 
 ADDR_PIN = {0x5A: "GND", 0x5B: "3.3V (VCC)", 0x5C: "SDA", 0x5D: "SCL"}
 SAMPLE_MS = 20  # readout period while calibrating: faster than a finger, slower than the chip
-
-
-def wants_selftest(profile, masks):
-    """True when every store pad is touched in masks (list per chip, as MPR121Group.poll())."""
-    for side in range(profile.sides):
-        addr, e = profile.pad[profile.store_id(side)]
-        m = masks[profile.pad_chips.index(addr)]
-        if m is None or not m & (1 << e):
-            return False
-    return True
 
 
 def missing_sentence(addr, sda, scl, found):

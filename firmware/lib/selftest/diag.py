@@ -1,7 +1,7 @@
 """The `diag` command of the serial protocol: the self-test driven from the host.
 
-The app registers it in one line:  commands["diag"] = lambda req: diag.handle_diag(req, st)
-and, while st.active, calls st.step(now) from its loop instead of drawing the game.
+selftest.Bringup.command is the handler the app registers; handle_diag(req, st) works on a
+SelfTest directly (tests).
 Requests (docs/hardware.md section "The diag command" has the answers):
     {"cmd": "diag", "action": "scan"}
     {"cmd": "diag", "action": "readout"}
@@ -148,6 +148,9 @@ def handle_diag(req, st, now=None):
         return {"active": False}
     if action == "calibrate":
         return _calibrate(req, st, now)
+    if st.leds is None:
+        raise CommandError(BAD_REQUEST, "This board has no LED output, so there is nothing to "
+                           "walk; the boot log says why.")
     steps = len(st.order)
     if "step" in req:
         return st.show_step(need_int(req, "step", 0, steps - 1))

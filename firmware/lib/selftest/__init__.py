@@ -1,0 +1,94 @@
+"""Board bring-up: the self-test (I2C scan, LED walk, pad readout, touch calibration), the
+`diag` command, and the touch calibration saved on the flash.
+
+The app holds one Bringup; it is light, and builds the self-test (selftest.core) only when
+the self-test is first used, so a board that is only playing keeps that heap:
+
+    bringup = Bringup(profile, pads, leds, flash, log, on_stop)  # applies calibration.json
+    commands["diag"] = bringup.command                           # the protocol's diag
+    main loop:  if bringup.active(): bringup.step(now)           # instead of touch + display
+                else: masks = pads.poll(); bringup.gesture(masks, now); ... as before
+
+The gesture: every store pad held at once within BOOT_WINDOW_MS of power-up starts the
+self-test with the walk stepping by itself. (Not "held while powering up": the MPR121 learns
+its baseline from the first samples, so a finger already there at power-up is never seen.)
+docs/hardware.md describes it all.
+"""
+try:
+    from time import ticks_diff, ticks_ms
+except ImportError:  # CPython
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+CALIBRATION_FILE = "calibration.json"
+BOOT_WINDOW_MS = 10000
+
+
+def wants_selftest(profile, masks):
+    """True when every store pad is touched in masks (list per chip, as MPR121Group.poll())."""
+    for side in range(profile.sides):
+        addr, e = profile.pad[profile.store_id(side)]
+        m = masks[profile.pad_chips.index(addr)]
+        if m is None or not m & (1 << e):
+            return False
+    return True
+
+
+class Bringup:
+    """log(sentence): how the app reports a problem (an unusable calibration file);
+    on_stop(): called when the self-test ends, so the app repaints its display.
+    leds may be None (no LED output): the walk then refuses with a sentence."""
+
+    def __init__(self, profile, pads, leds, flash="", log=None, on_stop=None, now=None):
+        from selftest.calibration import apply_calibration, load_calibration
+
+        self.profile = profile
+        self.pads = pads
+        self.leds = leds
+        self.path = flash + CALIBRATION_FILE
+        self.on_stop = on_stop
+        self.st = None
+        self.booted = ticks_ms() if now is None else now
+        self.window = True
+        data, problem = load_calibration(self.path)
+        if problem and log is not None:
+            log(problem)
+        apply_calibration(pads, data)
+
+    def selftest(self):
+        if self.st is None:
+            from selftest.core import SelfTest
+
+            self.st = SelfTest(self.profile, self.pads, self.leds,
+                               calibration_path=self.path, on_stop=self.on_stop)
+        return self.st
+
+    def command(self, req):
+        """The protocol handler of `diag` (request dict -> answer fields)."""
+        from selftest.diag import handle_diag
+
+        return handle_diag(req, self.selftest())
+
+    def active(self):
+        return self.st is not None and self.st.active
+
+    def step(self, now):
+        return self.st.step(now)
+
+    def gesture(self, masks, now):
+        """Call with every pads.poll() while not active; True when it started the self-test."""
+        if not self.window:
+            return False
+        if ticks_diff(now, self.booted) > BOOT_WINDOW_MS:
+            self.window = False
+            return False
+        if not wants_selftest(self.profile, masks):
+            return False
+        self.window = False
+        self.selftest().start(now)
+        return True
