@@ -127,3 +127,16 @@ def test_missing_file_and_mixed_list(tmp_path, capsys):
 def test_profile_check_does_not_shadow_the_stdlib_profile_module():
     mod = bringup.firmware_profile()
     assert mod.FORMAT == "mancala-profile/1" and mod.__name__ == "mancala_fw_profile"
+
+
+def test_argument_adders_parse_the_documented_command_lines():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    bringup.add_profile_arguments(sub.add_parser("profile"))
+    bringup.add_diag_arguments(sub.add_parser("diag"))
+    a = parser.parse_args(["profile", "check", "a.json", "b.json"])
+    assert a.action == "check" and a.files == ["a.json", "b.json"]
+    assert parser.parse_args(["diag"]).action == "scan"
+    a = parser.parse_args(["diag", "calibrate", "--pads", "0.3,0.4", "--hold", "1.5"])
+    assert (a.action, a.pads, a.hold, a.delay) == ("calibrate", "0.3,0.4", 1.5, None)
+    assert parser.parse_args(["diag", "walk", "--step", "3"]).step == 3

@@ -12,11 +12,14 @@ import queue
 import subprocess
 import threading
 
+import pytest
+
 from conftest import FIRMWARE_LIB, MICROPYTHON, ROOT
 import fakeport  # noqa: F401  puts host_tools on sys.path
 
 from mancala_host import bringup
 from mancala_host.client import Client
+from mancala_host.errors import BoardError
 from mancala_host.transport import Transport
 
 FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
@@ -192,9 +195,10 @@ def test_calibration_survives_a_restart(tmp_path):
     touched = []
 
     def wait(text, seconds):
+        for pid in touched:  # the maker lets go of the previous pad at every message
+            line.put_touch("5a %d 0" % (int(pid[2]) - 1))
+        del touched[:]
         if text.startswith("Touch pad "):
-            for pid in touched:
-                line.put_touch("5a %d 0" % (int(pid[2]) - 1))
             pid = text.split()[2]
             touched.append(pid)
             line.put_touch("5a %d 1" % (int(pid[2]) - 1))
@@ -215,3 +219,26 @@ def test_calibration_survives_a_restart(tmp_path):
     assert ["pad", "0.3", "touch", "20", "release", "10"] in rows, out
     assert ["pad", "0.6", "touch", "20", "release", "10"] in rows, out
     assert ["pad", "0.4", "touch", "12", "release", "6"] in rows, out
+
+
+def test_calibration_names_a_pad_that_does_not_react(tmp_path):
+    line = BoardLine(tmp_path)
+    try:
+        # nobody touches pad 0.5 (a broken wire): it is named, nothing is changed for it
+        code, out = _run(line, _args("calibrate", pads="0.5", hold=0.3))
+        rows = _run(line, _args("thresholds"))[1].splitlines()
+    finally:
+        line.close()
+    assert code == 1
+    assert "Pad 0.5 changed by only 0 counts when touched (noise 0): press the whole pad" in out
+    assert "pad 0.5  touch  12  release   6" in rows
+
+
+def test_unknown_pad_is_one_sentence(tmp_path):
+    line = BoardLine(tmp_path)
+    try:
+        with pytest.raises(BoardError) as e:
+            _run(line, _args("calibrate", pads="0.9"))
+    finally:
+        line.close()
+    assert str(e.value).startswith("This board has no pad 0.9; its pads are 0.1, 0.2,")

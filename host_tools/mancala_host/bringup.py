@@ -257,6 +257,13 @@ def _calibrate(args, client, out, wait):
         if unknown:
             raise BoardError("This board has no pad %s; its pads are %s." % (
                 unknown[0], ", ".join(ids)))
+    try:
+        return _guide(args, client, out, wait, pads)
+    finally:
+        _diag(client, action="stop")  # also after Ctrl-C: the board goes back to the game
+
+
+def _guide(args, client, out, wait, pads):
     _diag(client, action="calibrate", phase="clear")
     wait("Take your hands off the board: measuring the noise for %g s." % args.hold,
          args.delay)
@@ -266,6 +273,8 @@ def _calibrate(args, client, out, wait):
         status = _collect(client, args, phase="touch", pad=pid)
         row = [r for r in status["pads"] if r[0] == pid][0]
         print("  pad %s: noise %d, touched %s" % (pid, row[1], row[2]), file=out)
+    # Saving restarts the chips' baseline tracking, which must not learn a finger.
+    wait("Let go of the pad; saving the thresholds.", args.delay)
     a = _diag(client, action="calibrate", phase="save")
     for pid in sorted(a["thresholds"]):
         touch, release = a["thresholds"][pid]
@@ -273,5 +282,4 @@ def _calibrate(args, client, out, wait):
     for sentence in a["problems"]:
         print(sentence[0].upper() + sentence[1:] + ".", file=out)
     print("Saved to %s on the board; it is loaded at every start." % a["saved"], file=out)
-    _diag(client, action="stop")
     return 1 if a["problems"] else 0
