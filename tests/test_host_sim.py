@@ -98,8 +98,9 @@ class Sim:
 
     def touch(self, seat, pit, players=2, pits=6):
         """Tap the pad of a seat's pit, as a finger would."""
-        import profile as board_profile
+        from mancala_host.bringup import firmware_profile  # not the stdlib's `profile`
 
+        board_profile = firmware_profile()
         seating = board_profile.seating(board_profile.check(self.profile), players, pits)
         pad = self.profile["positions"][seating.position(seat, pit)]["pad"]
         line = "%x %d " % (int(str(pad["chip"]), 16), pad["electrode"])
