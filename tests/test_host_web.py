@@ -1,6 +1,7 @@
 """`mancala-board web` in real headless Chromium (Debian's chromium + chromedriver, Selenium):
 the page shows the virtual board and updates after a move, made both by a click on the page
-(--control) and by a touch on the board's pad."""
+(--control) and by a touch on the board's pad, and lives through the board being killed and
+restarted."""
 
 import os
 import subprocess
@@ -88,6 +89,14 @@ def test_web_page_shows_the_board_and_follows_moves(tmp_path, browser):
         assert counts(browser)[(0, 0)] == 2
         assert "Seat 1 to move" in browser.find_element("id", "status").text
         browser.save_screenshot(str(tmp_path / "web.png"))
+
+        sim.kill()  # the cable is bumped: the page says so, and picks up again when it is back
+        wait_for("the page to say so", lambda: "disconnected" in browser.find_element("id", "status").text)
+        sim.start()
+        wait_for("the board back on the page", lambda: "The board is back." in browser.find_element("id", "notes").text)
+        sim.touch(1, 1)
+        wait_for("a move after the restart", lambda: counts(browser)[(1, 1)] == 0)
+        assert "Seat 1 sows" in browser.find_element("id", "notes").text
     finally:
         if web is not None:
             web.terminate()

@@ -12,7 +12,7 @@ import queue
 import threading
 
 from .errors import BoardError
-from .session import connect
+from .session import open_client
 from .view import SEAT_COLOURS, commentary, rules_label
 from .webpage import PAGE
 
@@ -79,6 +79,7 @@ def board_loop(client, hub, stop):
             changes["record"] = ev.get("record")
         elif ev.get("event") in ("new_game", "undo"):
             changes["record"] = None
+        changes["live"] = True
         hub.publish(**changes)
 
 
@@ -148,37 +149,53 @@ def make_handler(hub, control):
     return Handler
 
 
+def follow(client, hub, stop, port, timeout):
+    """board_loop, and when the board goes away (cable bumped, sim restarted) say so on the
+    page and on the terminal, wait for it and carry on: a projector view should not die."""
+    while not stop.is_set():
+        try:
+            board_loop(client, hub, stop)
+            return
+        except BoardError as exc:
+            client.close()
+            print("%s Waiting for it to come back." % exc, flush=True)
+            hub.notes.append("The board went away; waiting for it to come back.")
+            hub.publish(live=False)
+        client = None
+        while client is None and not stop.is_set():
+            try:
+                client = open_client(port, timeout)
+            except BoardError:
+                stop.wait(0.5)
+        if client is not None:
+            print("The board is back.", flush=True)
+            hub.notes.append("The board is back.")
+    if client is not None:
+        client.close()
+
+
 def run(args):
     hub = Hub()
     stop = threading.Event()
-    with connect(args) as client:
-        try:
-            server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
-        except OSError as exc:
-            raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
-                             % (args.host, args.http_port, exc.strerror or exc))
-        server.daemon_threads = True
-        failure = []
-
-        def follow():
-            try:
-                board_loop(client, hub, stop)
-            except BoardError as exc:
-                failure.append(exc)
-                hub.publish(live=False)
-                server.shutdown()
-
-        worker = threading.Thread(target=follow, daemon=True)
-        worker.start()
-        host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
-        print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
-              % (host, server.server_address[1], client.hello_answer.get("board"), client.name), flush=True)
-        try:
-            server.serve_forever(poll_interval=0.2)
-        finally:
-            stop.set()
-            server.server_close()
-            worker.join(timeout=2)
-        if failure:
-            raise failure[0]
+    client = open_client(args.port, args.timeout)
+    try:
+        server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
+    except OSError as exc:
+        client.close()
+        raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
+                         % (args.host, args.http_port, exc.strerror or exc))
+    server.daemon_threads = True
+    name, board = client.name, client.hello_answer.get("board")
+    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port or name, args.timeout),
+                              daemon=True)
+    worker.start()
+    host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
+    print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
+          % (host, server.server_address[1], board, name), flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        stop.set()
+        server.server_close()
+        worker.join(timeout=3)
     return 0
