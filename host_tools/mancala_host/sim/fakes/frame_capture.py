@@ -1,16 +1,20 @@
 """Where the fake LED outputs (rp2 DMA into a ws2812 state machine, neopixel) put frames.
 
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
-MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped. The last
-8 frames (one per chain on every profile) are also kept in `frames` as (pin, bytes) for
-in-process tests; record(n) changes how many. Kept small because the fakes share the
-firmware's MicroPython heap (--heapsize).
+MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped.
+`frames` holds (pin, bytes) for in-process tests: by default the latest frame of each pin
+(most recently sent last), kept in one reused buffer per pin; record(n) keeps a history of
+the last n frames instead (copies, for tests only).
+The fakes share the firmware's MicroPython heap (--heapsize), so a frame allocates nothing
+once each pin has sent one: the hex goes out in pieces from one preallocated buffer.
 """
 import os
-from binascii import hexlify
 
-_keep = 8
+_HEX = b"0123456789abcdef"
+_hex = bytearray(128)  # 64 frame bytes per write
+_keep = 0  # 0 = the latest frame per pin; n = the last n frames
 frames = []  # most recent last
+_head = {}  # pin -> the b'{"pin": N, "grb": "' line start, made once per pin
 _file = None
 _path = None
 _opened = False
@@ -27,7 +31,7 @@ def set_path(path):
 
 
 def record(n):
-    """Keep the last n frames in `frames` (0 = stop keeping them)."""
+    """Keep the last n frames in `frames` (0 = only the latest frame of each pin)."""
     global _keep
     _keep = n
     del frames[:]
@@ -43,18 +47,63 @@ def _out():
     return _file
 
 
-def emit(pin, grb):
-    """Record one frame sent on data pin `pin` (an int, or a name for a named pin)."""
+def _latest(pin, grb, stable):
+    for i in range(len(frames)):
+        slot = frames[i]
+        if slot[0] == pin:
+            buf = slot[1]
+            if buf is grb:
+                pass
+            elif stable or len(buf) != len(grb):
+                slot = (pin, grb if stable else bytearray(grb))
+            else:
+                buf[:] = grb  # in place: no allocation
+            frames.pop(i)
+            frames.append(slot)  # the list keeps its capacity
+            return
+    frames.append((pin, grb if stable else bytearray(grb)))
+
+
+def emit(pin, grb, stable=False):
+    """Record one frame sent on data pin `pin` (an int, or a name for a named pin).
+    stable=True: the caller keeps grb unchanged until this pin's next frame (the DMA's own
+    copy), so `frames` may hold it without a copy."""
     if _keep:
         frames.append((pin, bytes(grb)))
         if len(frames) > _keep:
             frames.pop(0)
+    else:
+        _latest(pin, grb, stable)
     f = _out()
-    if f is not None:
-        f.write(('{"pin": %d, "grb": "' % pin if isinstance(pin, int)
-                 else '{"pin": "%s", "grb": "' % pin).encode())
-        mv = memoryview(grb)
-        for i in range(0, len(grb), 256):  # hex in small pieces: no frame-sized strings
-            f.write(hexlify(mv[i:i + 256]))
-        f.write(b'"}\n')
-        f.flush()
+    if f is None:
+        return
+    head = _head.get(pin)
+    if head is None:
+        head = _head[pin] = ('{"pin": %d, "grb": "' % pin if isinstance(pin, int)
+                             else '{"pin": "%s", "grb": "' % pin).encode()
+    f.write(head)
+    h = _hex
+    hx = _HEX
+    n = len(grb)
+    i = 0
+    while i < n:
+        k = 0
+        while k < 128 and i < n:
+            v = grb[i]
+            h[k] = hx[v >> 4]
+            h[k + 1] = hx[v & 15]
+            k += 2
+            i += 1
+        if k == 128:
+            f.write(h)
+        else:
+            _write_part(f, k)
+    f.write(b'"}\n')
+    f.flush()
+
+
+def _write_part(f, k):
+    try:
+        f.write(_hex, 0, k)  # MicroPython streams take (buf, off, len): no slice object
+    except TypeError:  # CPython
+        f.write(_hex[:k])

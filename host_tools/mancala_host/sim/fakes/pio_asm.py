@@ -6,9 +6,7 @@ the decorated function's globals while it runs twice (labels, then code).
 """
 from array import array
 
-
-class PIOASMError(Exception):
-    pass
+from rp2 import PIOASMError
 
 
 # Program list layout, as MicroPython's: [words, offset pio0, offset pio1, execctrl,

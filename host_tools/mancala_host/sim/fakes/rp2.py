@@ -1,9 +1,12 @@
 """Fake `rp2` module for the virtual board: PIO assembler, StateMachine and DMA.
 
-- asm_pio (pio_asm.py) assembles a program into real PIO instruction words.
-- StateMachine keeps its shift configuration. When a program is started, a small
-  interpreter runs it on a test bit pattern and checks the side-set waveform against the
-  WS2812 timing (period 1.25 us, T0H, T1H); a mismatch goes to `violations` and stderr.
+- asm_pio (pio_asm.py) assembles a program into real PIO instruction words. A small
+  interpreter runs the program on a test bit pattern and records its side-set waveform in
+  PIO cycles. pio_asm is loaded for that and dropped again: on a Pico the assembler is
+  frozen code that costs no heap, and here the fakes share the firmware's heap.
+- StateMachine keeps its shift configuration. When a program is started, its waveform at the
+  machine's clock is checked against the WS2812 timing (period 1.25 us, T0H, T1H); a
+  mismatch goes to `violations` and stderr.
 - DMA moves data like the RP2040 channel: narrow transfers are replicated across the 32-bit
   bus, the state machine shifts `pull_thresh` bits out of each FIFO word in its shift
   direction, and the bits become the bytes on the wire. A completed transfer into a state
@@ -14,10 +17,46 @@
 """
 import sys
 
-from pio_asm import PIOASMError, asm_pio, bit_timing  # noqa: F401
-
 violations = []  # what real hardware would do differently; tests assert this stays empty
 torn_frames = 0
+
+
+class PIOASMError(Exception):
+    pass
+
+
+_waves = []  # (program, waveform in PIO cycles or None) for each program assembled here
+
+
+def _pio_asm():
+    import pio_asm
+
+    del sys.modules["pio_asm"]  # collectable once the caller is done with it
+    return pio_asm
+
+
+def _cycles(asm, prog):
+    try:
+        return asm.bit_timing(prog, 1000000000)  # 1 ns per cycle: times in cycles
+    except (IndexError, TypeError, ValueError):
+        return None  # not a program the interpreter can run: "does not drive a pin"
+
+
+def asm_pio(**kw):
+    def assemble(f):
+        asm = _pio_asm()
+        prog = asm.asm_pio(**kw)(f)
+        _waves.append((prog, _cycles(asm, prog)))
+        return prog
+
+    return assemble
+
+
+def _waveform(prog):
+    for p, w in _waves:
+        if p is prog:
+            return w
+    return _cycles(_pio_asm(), prog)  # a program built by hand
 
 
 def _violation(text):
@@ -67,6 +106,7 @@ class StateMachine:
         self.running = False
         self.freq = 125000000
         self.pin = None
+        self.ns_per_bit = 1250
         self.dreq_tx = (id >> 2) << 3 | (id & 3)  # DREQ number of this machine's TX FIFO
         if program is not None:
             self.init(program, **kw)
@@ -91,11 +131,14 @@ class StateMachine:
 
     def _check_ws2812(self):
         self.checked = True
-        t = bit_timing(self.program, self.freq)
+        t = _waveform(self.program)
         if t is None:
             _violation("state machine %d: program does not drive a side-set pin" % self.id)
             return
-        high0, high1, periods = t
+        ns = 1000000000 // self.freq
+        high0 = [c * ns for c in t[0]]
+        high1 = [c * ns for c in t[1]]
+        periods = [c * ns for c in t[2]]
         if not self.autopull:
             _violation("state machine %d: ws2812 program needs autopull" % self.id)
         if not all(200 <= h <= 550 for h in high0) or not all(650 <= h <= 1000 for h in high1):

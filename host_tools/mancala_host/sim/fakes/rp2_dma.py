@@ -26,9 +26,10 @@ class DMA:
         self.count = 0
         self.ctrl = self.pack_ctrl()
         self._handler = None
-        self._flight = None  # (source, snapshot, start_us, duration_us)
+        self._src = None  # the buffer the transfer on the wire reads from
         self._snap = None  # reused copy of the bytes of the current transfer
-        self._unpacked = None
+        self._end = None  # simclock time the frame is off the wire; None = idle
+        self._torn = False
         self._closed = False
 
     def pack_ctrl(self, default=None, **kw):
@@ -85,36 +86,42 @@ class DMA:
             self._closed = True
 
     def _in_flight(self):
-        f = self._flight
-        if f is None:
+        if self._end is None:
             return False
-        if simclock.elapsed_us(f[2]) < f[3]:
-            import rp2
+        if simclock.elapsed_us(self._end) < 0:
+            if not self._torn:
+                src = self._src
+                snap = self._snap
+                if len(src) == len(snap):
+                    changed = src != snap
+                else:  # a loop, not any(...): a closure would allocate cells on every call
+                    changed = False
+                    for i in range(len(snap)):
+                        if src[i] != snap[i]:
+                            changed = True
+                            break
+                if changed:
+                    import rp2
 
-            src, snap = f[0], f[1]
-            n = len(snap)
-            if (src if len(src) == n else bytes(src)[:n]) != snap:
-                rp2.torn_frames += 1
-                self._flight = (src, bytes(src)[:n], f[2], f[3])  # count each change once
-                _violation("DMA %d: source buffer changed while the frame was on the wire"
-                           % self.channel)
+                    self._torn = True  # one count per frame
+                    rp2.torn_frames += 1
+                    _violation("DMA %d: source buffer changed while the frame was on the wire"
+                               % self.channel)
             return True
-        self._flight = None
+        self._end = None
+        self._src = None
         if self._handler is not None and not (self.ctrl >> 21) & 1:
             self._handler(self)
         return False
 
     def _settle(self):
-        if self._flight is not None:
+        if self._end is not None:
             self._in_flight()
 
     def _start(self):
+        # Control fields read straight from the register bits: nothing allocated per frame.
         ctrl = self.ctrl
-        c = self._unpacked
-        if c is None or c["_value"] != ctrl:
-            c = self._unpacked = DMA.unpack_ctrl(ctrl)
-            c["_value"] = ctrl
-        unit = 1 << c["size"]
+        unit = 1 << ((ctrl >> 2) & 3)
         nbytes = self.count * unit
         src = self.read
         dst = self.write
@@ -124,22 +131,28 @@ class DMA:
             return
         snap = self._snap
         if snap is None or len(snap) != nbytes:
-            snap = self._snap = bytearray(nbytes)
-        snap[:] = src if len(src) == nbytes else memoryview(src)[:nbytes]
+            snap = self._snap = bytearray(nbytes)  # once per transfer size, then reused
+        if len(src) == nbytes:
+            snap[:] = src
+        else:
+            for i in range(nbytes):
+                snap[i] = src[i]
         if not isinstance(dst, StateMachine):
-            memoryview(dst)[:nbytes] = snap  # memory to memory
+            memoryview(dst)[:nbytes] = snap  # memory to memory (not on the LED path)
             return
-        if c["treq_sel"] != dst.dreq_tx:
+        treq = (ctrl >> 15) & 0x3F
+        if treq != dst.dreq_tx:
             _violation("DMA %d: paced by DREQ %d, state machine %d's TX FIFO is DREQ %d"
-                       % (self.channel, c["treq_sel"], dst.id, dst.dreq_tx))
+                       % (self.channel, treq, dst.id, dst.dreq_tx))
             return
-        if c["inc_write"]:
+        if (ctrl >> 5) & 1:
             _violation("DMA %d: inc_write set for a FIFO" % self.channel)
             return
         if not dst.running:
             _violation("DMA %d: state machine %d is not active" % (self.channel, dst.id))
             return
-        wire = dst._wire_bytes(snap, unit, c["bswap"])
-        frame_capture.emit(dst.pin, wire)
-        duration = len(wire) * 8 * getattr(dst, "ns_per_bit", 1250) // 1000
-        self._flight = (src, snap, simclock.now_us(), duration)
+        wire = dst._wire_bytes(snap, unit, (ctrl >> 22) & 1)
+        frame_capture.emit(dst.pin, wire, True)
+        self._src = src
+        self._torn = False
+        self._end = simclock.now_us() + len(wire) * 8 * dst.ns_per_bit // 1000
