@@ -29,9 +29,10 @@ def test_whole_game_in_320k(profile, rules):
     _whole_game(profile, "320k", rules)
 
 
-@pytest.mark.xfail(reason="boot alone keeps ~180 KB on the 64-bit unix port with the sim's "
-                          "fakes (~40 KB), the display (~28 KB), the profile (~28 KB); see "
-                          "bench/board.py", strict=False)
+@pytest.mark.xfail(reason="boot alone keeps ~150 KB on the 64-bit unix port: sim fakes "
+                          "~45 KB, profile ~29 KB, app+protocol+storage+touch ~34 KB, display "
+                          "~20 KB, engine ~19 KB; whole games need ~208 KB (duo) / ~232 KB "
+                          "(quad), see bench/board.py", strict=False)
 @pytest.mark.parametrize("profile,rules", GAMES)
 def test_whole_game_in_160k(profile, rules):
     _whole_game(profile, "160k", rules)
