@@ -80,10 +80,7 @@ def static(board, root):
             v = BASIC_LEFT * b[z + s] + _work(b, s * w, n, w)
             if v < near:
                 near = v
-    ahead = 0
-    places = board.places
-    while (ahead + 1) in places:
-        ahead += 1
+    ahead = _ahead(board.places)
     return (BASIC_RIVAL * near) // 4 - mine - ahead * (WIN // (2 * p))
 
 
@@ -99,8 +96,18 @@ def _multi_left(board, root):
     for s in range(p):
         if s != root and (mask >> s) & 1 and b[z + s] < near:
             near = b[z + s]
-    ahead = 0
-    places = board.places
-    while (ahead + 1) in places:
-        ahead += 1
+    ahead = _ahead(board.places)
     return BASIC_LEFT * ((BASIC_RIVAL * near) // 4 - b[z + root]) - ahead * (WIN // (2 * p))
+
+
+def _ahead(places):
+    """How many places are already taken, best first (1, 2, ... held by finished seats)."""
+    ahead = 0
+    for q in range(1, len(places) + 1):
+        for x in places:
+            if x == q:
+                ahead += 1
+                break
+        else:
+            return ahead
+    return ahead

@@ -2,17 +2,18 @@
 
 A SearchBoard is built from a Game and then plays moves with make(pit, ply) and takes them
 back with unmake(ply). Undo is a snapshot of the board into a bytearray preallocated for that
-ply: one C-level copy of at most 28 bytes, which on MicroPython is cheaper than walking the
+ply: one C-level copy of at most 33 bytes, which on MicroPython is cheaper than walking the
 sowing back in bytecode, and allocates nothing. It keeps, besides the pits and stores:
 - b[size + s], the stones on seat s's side (b[size + P] is a sink for stones sown into
   stores), so "side empty" and the evaluation are O(1);
 - h, an additive hash: the sum of count * R[position], updated per sown stone. With R below
-  2**21 and at most 96 stones h stays a MicroPython small int (31-bit on the Pico).
+  2**21 and at most 96 stones h stays a MicroPython small int (31-bit on the Pico);
+- places, a bytearray (0 = no place yet), and the seats still playing as a bit mask.
+The search loop (negamax.py) inlines make/unmake for speed and calls only the rare paths
+here (a Basic seat finishing, the Kalah end sweep), which allocate nothing either.
 The rules are the engine's (game.py) exactly, including the Kalah end sweep and the Basic
 finishing and ranking; tests/mp/test_cpu_board.py plays random games on both to prove it.
 """
-
-from mancala.rules import KALAH
 
 # Fixed pseudo-random keys, the same on every run and runtime.
 _R = []
@@ -25,7 +26,8 @@ RT = tuple(_R[28:32])  # seat to move
 RF = tuple(_R[32:36])  # seat finished (Basic), times its place
 
 
-# Basic sowing tables by (players, pits, seats mask), built once per shape and kept.
+# Basic sowing and next-seat tables by (players, pits): a list indexed by the seats mask,
+# each entry built once and kept.
 _LOOPS = {}
 
 
@@ -57,46 +59,50 @@ class SearchBoard:
             h += game.board[i] * R[i]
         self.turn = game.turn
         self.over = game.over
-        self.places = list(game.places)
+        self.places = bytearray(p)
+        for s in range(p):
+            q = game.places[s]
+            if q is not None:
+                self.places[s] = q
+                h += RF[s] * q
+        self.h = h
         mask = 0
         for s in game.active:
             mask |= 1 << s
         self.mask = mask
         if self.kalah:
             self.nxt = [bytes(t) for t in game._next]
+            self.nseat = bytes([1, 0])
         else:
-            self.nxt = self._loop(mask)
-        for s in range(p):
-            if self.places[s] is not None:
-                h += RF[s] * self.places[s]
-        self.h = h
+            self._loops = _LOOPS.get((p, n))
+            if self._loops is None:
+                self._loops = _LOOPS[(p, n)] = [None] * 16
+            self._set_loop()
         # Undo snapshots, one per ply, allocated once. The rare state (places, seats, table,
         # over) is saved only by the moves that change it: a finish or the end.
         if reuse is not None and len(reuse.sb) >= max_ply and reuse.size == size and \
                 reuse.players == p:
-            self.sb = reuse.sb
-            self.sh = reuse.sh
-            self.sturn = reuse.sturn
-            self.srare = reuse.srare
-            self.splaces = reuse.splaces
-            self.smask = reuse.smask
-            self.snxt = reuse.snxt
+            for name in ("sb", "sh", "sturn", "srare", "splaces", "smask", "tmp"):
+                setattr(self, name, getattr(reuse, name))
+            for i in range(len(self.srare)):
+                self.srare[i] = 0
             return
         self.sb = [bytearray(size + p + 1) for _ in range(max_ply)]
         self.sh = [0] * max_ply
         self.sturn = [0] * max_ply
         self.srare = bytearray(max_ply)
-        self.splaces = [None] * max_ply
-        self.smask = [0] * max_ply
-        self.snxt = [None] * max_ply
-        self.ply = 0
+        self.splaces = [bytearray(p) for _ in range(max_ply)]
+        self.smask = bytearray(max_ply)
+        self.tmp = bytearray(2 * p + 2)
 
-    def _loop(self, mask):
-        """Basic: the next-position table (the same for every mover) for the seats in mask."""
-        shape = (self.players, self.pits, mask)
-        t = _LOOPS.get(shape)
+    def _set_loop(self):
+        """Basic: the next-position table (the same for every mover) and the next seat to
+        move, for the seats in mask; built once per shape and mask."""
+        mask = self.mask
+        t = self._loops[mask]
         if t is None:
             w = self.w
+            p = self.players
             size = self.size
             nxt = bytearray(size)
             for i in range(size):
@@ -106,23 +112,23 @@ class SearchBoard:
                     j = (j + 1) % size
                     steps += 1
                 nxt[i] = j
-            t = [bytes(nxt)] * self.players
-            _LOOPS[shape] = t
-        return t
-
-    def next_seat(self, seat):
-        p = self.players
-        mask = self.mask
-        for k in range(1, p + 1):
-            s = (seat + k) % p
-            if (mask >> s) & 1:
-                return s
-        return None
+            ns = bytearray(p)
+            for s in range(p):
+                ns[s] = s
+                for k in range(1, p + 1):
+                    if (mask >> ((s + k) % p)) & 1:
+                        ns[s] = (s + k) % p
+                        break
+            t = ([bytes(nxt)] * p, bytes(ns))
+            self._loops[mask] = t
+        self.nxt, self.nseat = t
 
     def key(self):
         return self.h + RT[self.turn]
 
     # ------------------------------------------------------------------ make / unmake
+    # The same steps as the search loop's inlined make (negamax.py); kept as methods for
+    # the tests and the engine bench.
     def make(self, pit, ply):
         b = self.b
         self.sb[ply][:] = b
@@ -130,7 +136,6 @@ class SearchBoard:
         self.sh[ply] = h
         mover = self.turn
         self.sturn[ply] = mover
-        self.srare[ply] = 0
         w = self.w
         n = w - 1
         size = self.size
@@ -164,33 +169,37 @@ class SearchBoard:
                         self.h = h + (c + 1) * R[store] - c * R[opp] - R[i]
                 self.turn = other
             if not b[size] or not b[size + 1]:
-                self._save_rare(ply)
-                self._kalah_end()
+                self.save_rare(ply)
+                self.kalah_end()
             return
         if not b[size + mover]:
-            self._save_rare(ply)
-            self._finish(mover)
+            self.save_rare(ply)
+            self.finish(mover)
         elif own[i] != size + self.players:
-            self.turn = self.next_seat(mover)
+            self.turn = self.nseat[mover]
 
-    def _save_rare(self, ply):
+    def save_rare(self, ply):
         self.srare[ply] = 1
-        self.splaces[ply] = self.places
+        self.splaces[ply][:] = self.places
         self.smask[ply] = self.mask
-        self.snxt[ply] = self.nxt
 
     def unmake(self, ply):
         self.b[:] = self.sb[ply]
         self.h = self.sh[ply]
         self.turn = self.sturn[ply]
         if self.srare[ply]:
-            self.over = False
-            self.places = self.splaces[ply]
-            self.mask = self.smask[ply]
-            self.nxt = self.snxt[ply]
+            self.restore_rare(ply)
+
+    def restore_rare(self, ply):
+        self.srare[ply] = 0
+        self.over = False
+        self.places[:] = self.splaces[ply]
+        self.mask = self.smask[ply]
+        if not self.kalah:
+            self._set_loop()
 
     # ------------------------------------------------------------------ endings
-    def _kalah_end(self):
+    def kalah_end(self):
         b = self.b
         n = self.pits
         w = n + 1
@@ -203,7 +212,9 @@ class SearchBoard:
             b[size + s] = 0
         a = b[n]
         c = b[w + n]
-        self.places = [1, 1] if a == c else ([1, 2] if a > c else [2, 1])
+        places = self.places
+        places[0] = 1 if a >= c else 2
+        places[1] = 1 if c >= a else 2
         self._end()
 
     def _end(self):
@@ -211,43 +222,57 @@ class SearchBoard:
         self.turn = None
         self.mask = 0
 
-    def _open(self):
-        taken = self.places
-        return [q for q in range(1, self.players + 1) if q not in taken]
+    def _open(self, k):
+        """The k-th (from 0) smallest place no seat holds yet."""
+        places = self.places
+        for q in range(1, self.players + 1):
+            for s in range(self.players):
+                if places[s] == q:
+                    break
+            else:
+                if not k:
+                    return q
+                k -= 1
+        return 0
 
-    def _finish(self, seat):
-        places = list(self.places)
-        places[seat] = self._open()[0]
-        self.places = places
-        self.h += RF[seat] * places[seat]
+    def finish(self, seat):
+        """Basic: seat emptied its side straight after sowing."""
+        places = self.places
+        q = self._open(0)
+        places[seat] = q
+        self.h += RF[seat] * q
         self.mask &= ~(1 << seat)
+        mask = self.mask
         if self.players == 2 or not self.play_all:
             self._rank_rest()
             return
-        rest = [s for s in range(self.players) if (self.mask >> s) & 1]
-        if len(rest) == 1:
-            places = list(self.places)
-            places[rest[0]] = self._open()[0]
-            self.places = places
+        if not mask & (mask - 1):  # one seat left: it takes the next place
+            for s in range(self.players):
+                if (mask >> s) & 1:
+                    places[s] = self._open(0)
             self._end()
             return
-        self.turn = self.next_seat(seat)
-        self.nxt = self._loop(self.mask)
+        self._set_loop()
+        self.turn = self.nseat[seat]
 
     def _rank_rest(self):
-        open_places = self._open()
-        left = []
-        for s in range(self.players):
-            if (self.mask >> s) & 1:
-                left.append((self.b[self.size + s], s))
-        left.sort()
-        places = list(self.places)
-        for k in range(len(left)):
-            if k and left[k][0] == left[k - 1][0]:
-                places[left[k][1]] = places[left[k - 1][1]]
-            else:
-                places[left[k][1]] = open_places[k]
-        self.places = places
+        """The first finish ends the game: the others are ranked by the stones left on their
+        side, fewer is better; equal counts share the better place (1, 2, 2, 4)."""
+        b = self.b
+        z = self.size
+        p = self.players
+        mask = self.mask
+        rank = self.tmp
+        for s in range(p):
+            if (mask >> s) & 1:
+                r = 0
+                for o in range(p):
+                    if (mask >> o) & 1 and b[z + o] < b[z + s]:
+                        r += 1
+                rank[s] = self._open(r)
+        for s in range(p):
+            if (mask >> s) & 1:
+                self.places[s] = rank[s]
         self._end()
 
     # ------------------------------------------------------------------ for tests
@@ -261,5 +286,5 @@ class SearchBoard:
                 "stores": [b[s * w + n] for s in range(p)],
                 "turn": self.turn,
                 "active": [s for s in range(p) if (self.mask >> s) & 1],
-                "places": list(self.places),
+                "places": [q or None for q in self.places],
                 "over": self.over}

@@ -1,0 +1,335 @@
+"""The CPU's search loop: alpha-beta over two teams on an explicit stack, one function.
+
+run(s, stop) searches for the Search object s (cpu.py) until its current iteration ends
+(returns True) or until the ticks_ms deadline stop or s.max_nodes (returns False). All the
+state lives in s's per-ply arrays, so the next call resumes where this one stopped.
+
+Written for speed on MicroPython, where every attribute lookup and call costs bytecode:
+- make and unmake are inlined (SearchBoard's methods do the same steps; only the rare paths,
+  a Basic seat finishing and the Kalah end sweep, are calls);
+- leaves are scored right after their move is made, without entering them as nodes;
+- everything the loop touches is a local; constants are const().
+"""
+
+from mancala.searchboard import R, RT
+from mancala.evaluate import WIN, INF, KALAH_STORE, KALAH_SIDE, terminal, static
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+try:
+    from time import ticks_ms, ticks_diff
+except ImportError:  # CPython
+    import time
+
+    def ticks_ms():
+        return int(time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+_EXACT = const(0)
+_LOWER = const(1)
+_UPPER = const(2)
+_NEXT = const(0)  # try the next move of node d (or close node d)
+_RET = const(1)   # the move made at ply d returned the value v (d's point of view)
+_BIAS = const(32768)
+_CHECK = const(15)  # look at the clock every 16 nodes
+# Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
+# within one search and alpha-beta stays consistent.
+_NOISE = bytes([(i * 73 + 41) * 157 % 128 for i in range(256)])
+
+
+def run(s, stop):
+    bd = s.bd
+    b = bd.b
+    z = bd.size
+    own = bd.own
+    team = s.team
+    root = s.root
+    mv = s.mv
+    sc = s.sc
+    cnt = s.cnt
+    idx = s.idx
+    dep = s.dep
+    alpha = s.alpha
+    beta = s.beta
+    alpha0 = s.alpha0
+    bestv = s.bestv
+    bestm = s.bestm
+    pov = s.pov
+    keys = s.key
+    killer = s.killer
+    hist = s.hist
+    tt = s.tt
+    tkey = tdat = None
+    tmask = s.tmask
+    if tt:
+        tkey, tdat = tt
+    salt = s.salt
+    noise = s.noise
+    nsalt = s.noise_salt
+    kalah = bd.kalah
+    n = bd.pits
+    w = n + 1
+    loop = 2 * n + 1
+    nonempty_only = bd.nonempty_only
+    wipeout = bd.wipeout
+    st_r = root * w + n
+    st_o = (1 - root) * w + n
+    sd_r = z + root
+    sd_o = z + 1 - root
+    sink = z + bd.players
+    half = bd.total // 2
+    max_nodes = s.max_nodes
+    sb = bd.sb
+    sh = bd.sh
+    sturn = bd.sturn
+    srare = bd.srare
+    extra = s.extra_cost
+    rival = s.rival_cost
+    last = len(dep) - 2
+    nxt = bd.nxt
+    nseat = bd.nseat
+    places = bd.places
+    h = bd.h
+    t = bd.turn
+    nodes = s.nodes
+    d = s.d
+    state = s.state
+    v = s.val
+    while True:
+        if state == _NEXT:
+            i = idx[d]
+            if i == cnt[d]:
+                # Node d is done: its value is bestv[d].
+                v = bestv[d]
+                if tt:
+                    key = keys[d]
+                    tkey[key & tmask] = key
+                    tdat[key & tmask] = ((v + _BIAS) << 11) | (dep[d] << 5) | \
+                        ((_UPPER if v <= alpha0[d] else _EXACT) << 3) | bestm[d]
+                if not d:
+                    s.nodes = nodes
+                    bd.h = h
+                    bd.turn = t
+                    return True
+                if pov[d] != pov[d - 1]:
+                    v = -v
+                d -= 1
+                state = _RET
+                continue
+            nodes += 1
+            if not nodes & _CHECK:
+                if ticks_diff(stop, ticks_ms()) <= 0 or (max_nodes and nodes >= max_nodes):
+                    s.nodes = nodes
+                    s.d = d
+                    s.state = state
+                    bd.h = h
+                    bd.turn = t
+                    return False
+            m = mv[d][i]
+            idx[d] = i + 1
+            # make: snapshot, then sow
+            sb[d][:] = b
+            sh[d] = h
+            sturn[d] = t
+            mover = t
+            j = t * w + m - 1
+            k = b[j]
+            b[j] = 0
+            b[z + t] -= k
+            h -= k * R[j]
+            nx = nxt[t]
+            while k:
+                j = nx[j]
+                b[j] += 1
+                b[own[j]] += 1
+                h += R[j]
+                k -= 1
+            if kalah:
+                o = 1 - t
+                if j != t * w + n:
+                    if b[j] == 1 and own[j] == z + t:
+                        opp = o * w + (n - 1) - (j - t * w)
+                        k = b[opp]
+                        if (k or not nonempty_only) and (wipeout or b[z + o] > k):
+                            b[t * w + n] += k + 1
+                            b[opp] = 0
+                            b[j] = 0
+                            b[z + o] -= k
+                            b[z + t] -= 1
+                            h += (k + 1) * R[t * w + n] - k * R[opp] - R[j]
+                    t = o
+                if not b[z] or not b[z + 1]:
+                    bd.h = h
+                    bd.turn = t
+                    bd.save_rare(d)
+                    bd.kalah_end()
+                    t = None
+            elif not b[z + mover]:
+                bd.h = h
+                bd.turn = t
+                bd.save_rare(d)
+                bd.finish(mover)
+                h = bd.h
+                t = bd.turn
+                nxt = bd.nxt
+                nseat = bd.nseat
+            elif own[j] != sink:
+                t = nseat[mover]
+            c = d + 1
+            dc = dep[d] - (extra if t == mover else (2 if mover == root else rival))
+            # Leaves: scored here, from the root's view, then handed back to d.
+            if t is None or (not kalah and places[root]):
+                v = terminal(bd, root, c)
+            elif kalah and (b[st_r] > half or b[st_o] > half):
+                # A store past half the seeds has won.
+                v = (WIN if b[st_r] > b[st_o] else -WIN) + b[st_r] - b[st_o]
+            elif dc <= 0 or c >= last:
+                if kalah:
+                    v = KALAH_STORE * (b[st_r] - b[st_o]) + KALAH_SIDE * (b[sd_r] - b[sd_o])
+                else:
+                    v = static(bd, root)
+                if noise:
+                    v += ((_NOISE[(h ^ nsalt) & 255] - 64) * noise) >> 6
+            else:
+                # An inner node: enter it.
+                pc = team[t]
+                pov[c] = pc
+                dep[c] = dc
+                if pc == pov[d]:
+                    alpha[c] = alpha[d]
+                    beta[c] = beta[d]
+                else:
+                    alpha[c] = -beta[d]
+                    beta[c] = -alpha[d]
+                d = c
+                ttm = 0
+                if tt:
+                    key = (h + RT[t]) ^ salt
+                    keys[d] = key
+                    if tkey[key & tmask] == key:
+                        data = tdat[key & tmask]
+                        ttm = data & 7
+                        if (data >> 5) & 63 >= dc:
+                            v = (data >> 11) - _BIAS
+                            k = (data >> 3) & 3
+                            if k == _EXACT or (k == _LOWER and v >= beta[d]) or \
+                                    (k == _UPPER and v <= alpha[d]):
+                                if pc != pov[d - 1]:
+                                    v = -v
+                                d -= 1
+                                state = _RET
+                                continue
+                order(s, d, t, ttm)
+                state = _NEXT
+                continue
+            if pov[d]:
+                v = -v
+            state = _RET
+        # _RET: take back the move made at ply d, whose value for d is v.
+        b[:] = sb[d]
+        h = sh[d]
+        t = sturn[d]
+        if srare[d]:
+            bd.restore_rare(d)
+            nxt = bd.nxt
+            nseat = bd.nseat
+        if v > bestv[d]:
+            bestv[d] = v
+            m = mv[d][idx[d] - 1]
+            bestm[d] = m
+            if v > alpha[d]:
+                alpha[d] = v
+                if v >= beta[d]:
+                    killer[d] = m
+                    hist[t * 8 + m - 1] += dep[d]
+                    if tt:
+                        key = keys[d]
+                        tkey[key & tmask] = key
+                        tdat[key & tmask] = ((v + _BIAS) << 11) | (dep[d] << 5) | \
+                            (_LOWER << 3) | m
+                    if not d:
+                        s.nodes = nodes
+                        bd.h = h
+                        bd.turn = t
+                        return True
+                    if pov[d] != pov[d - 1]:
+                        v = -v
+                    d -= 1
+                    continue
+        state = _NEXT
+
+
+def order(s, d, t, ttm):
+    """Fills node d's move list, best first: the table move; in Basic a move that finishes;
+    moves ending in a store (extra move), nearest the store first; captures in Kalah by
+    size; then the ply's killer; then the history counter (Kalah) or the stones a move sheds
+    (Basic). An insertion sort into preallocated lists."""
+    bd = s.bd
+    b = bd.b
+    n = bd.pits
+    w = n + 1
+    z = bd.size
+    base = t * w
+    ml = s.mv[d]
+    sl = s.sc[d]
+    kl = s.killer[d]
+    hist = s.hist
+    kalah = bd.kalah
+    loop = 2 * n + 1
+    c = 0
+    if kalah:
+        nonempty_only = bd.nonempty_only
+        obase = (1 - t) * w + n - 1
+    else:
+        mask = bd.mask
+        active = (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3)
+        room = active * w - n
+        mine = b[z + t]
+    for p in range(n):
+        k = b[base + p]
+        if not k:
+            continue
+        pit = p + 1
+        dist = n - p
+        if pit == ttm:
+            v = 1000
+        elif kalah:
+            if k == dist or (k > dist and (k - dist) % loop == 0):
+                v = 200 + p
+            else:
+                v = hist[t * 8 + p]
+                if v > 99:
+                    v = 99
+                r = (p + k) % loop
+                if r < n and k <= loop and (r == p or not b[base + r]):
+                    cap = b[obase - r]
+                    if cap or not nonempty_only:
+                        v = 100 + cap
+        else:
+            if k == mine and p == n - 1 and k <= room:
+                v = 2000
+            elif k >= dist and (k - dist) % w == 0:
+                v = 200 + p
+            else:
+                v = k - dist + 1 if k >= dist else 0
+        if pit == kl:
+            v += 50
+        j = c
+        while j and sl[j - 1] < v:
+            ml[j] = ml[j - 1]
+            sl[j] = sl[j - 1]
+            j -= 1
+        ml[j] = pit
+        sl[j] = v
+        c += 1
+    s.cnt[d] = c
+    s.idx[d] = 0
+    s.bestv[d] = -INF
+    s.bestm[d] = 0
+    s.alpha0[d] = s.alpha[d]
