@@ -88,6 +88,11 @@ class Frame:
         self.brightness = 255
         self.scale = 256             # the limiter's last scale (256 = untouched)
         self._touched = bytearray(len(chains))
+        # Channel sums as copied into the chains (after limiting): per ring, per chain as
+        # it will be after this commit, and per chain as last sent (what the LEDs show).
+        self.wire = [0] * n
+        self.chain_new = [0] * len(chains)
+        self.chain_sent = [0] * len(chains)
 
     def paint(self, r, seat, level, fill_rgb=None, fill_level=0):
         """Paint ring r from self.kinds[r] (already encoded) in seat's colours at level
@@ -131,25 +136,42 @@ class Frame:
 
     def commit(self):
         """Copy changed rings into the chains, limit the frame, show changed chains.
-        Returns True if anything was shown."""
+        Returns True if anything was shown.
+
+        The LED output sends one chain per show(), so between two show() calls the LEDs
+        hold a mix of this frame and the last. To keep every such mix within the budget,
+        the chains whose channel sum goes down are sent first and those going up last:
+        the wire's total then only falls from the last frame's (within budget) and rises
+        to this frame's (within budget), never past either."""
         s = self.limiter.scale_for(self.total())
         everything = s != self.scale
         self.scale = s
         touched = self._touched
         dirty = self.dirty
         rings = self.rings
-        any_shown = False
+        bufs = self.bufs
+        views = self.views
+        sums = self.sums
+        wire = self.wire
+        chain_new = self.chain_new
         for r in range(len(rings)):
             if everything or dirty[r]:
-                view = self.views[r]
-                view[:] = self.bufs[r]
-                if s < 256:
-                    _scale(view, len(view), s)
-                touched[rings[r][0]] = 1
+                view = views[r]
+                view[:] = bufs[r]
+                w = _scale(view, len(view), s) if s < 256 else sums[r]
+                c = rings[r][0]
+                chain_new[c] += w - wire[r]
+                wire[r] = w
+                touched[c] = 1
                 dirty[r] = 0
-        for c in range(len(touched)):
-            if touched[c]:
-                touched[c] = 0
-                self.show(c)
-                any_shown = True
+        chain_sent = self.chain_sent
+        show = self.show
+        any_shown = False
+        for rising in (0, 1):     # a constant tuple: no allocation
+            for c in range(len(touched)):
+                if touched[c] and (chain_new[c] > chain_sent[c]) == rising:
+                    touched[c] = 0
+                    chain_sent[c] = chain_new[c]
+                    show(c)
+                    any_shown = True
         return any_shown

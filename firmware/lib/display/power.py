@@ -14,18 +14,27 @@ try:
     import micropython
 
     @micropython.viper
-    def _scale(buf, n: int, s: int):
+    def _scale(buf, n: int, s: int) -> int:
         p = ptr8(buf)  # noqa: F821 (viper built-in)
+        total = 0
         i = 0
         while i < n:
-            p[i] = (p[i] * s) >> 8
+            v = (p[i] * s) >> 8
+            p[i] = v
+            total += v
             i += 1
+        return total
 except (ImportError, AttributeError):  # CPython, or a port without the native emitter
     micropython = None
 
     def _scale(buf, n, s):
+        # Returns the channel sum after scaling, so the caller knows what goes on the wire.
+        total = 0
         for i in range(n):
-            buf[i] = (buf[i] * s) >> 8
+            v = (buf[i] * s) >> 8
+            buf[i] = v
+            total += v
+        return total
 
 
 def scale_bytes(buf, s):
