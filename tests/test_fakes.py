@@ -1,6 +1,7 @@
 """The virtual-board fakes through the channels the sim launcher uses (docs/architecture.md
 section 4): MANCALA_SIM_CHIPS, MANCALA_SIM_TOUCH (regular file and FIFO) and
 MANCALA_SIM_FRAMES, with the real drivers running under the MicroPython unix port."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -8,9 +9,12 @@ import sys
 
 import pytest
 
-from conftest import FIRMWARE_LIB, MICROPYTHON, ROOT
+from conftest import FIRMWARE_LIB, MICROPYTHON, MPY_CROSS, ROOT
 
 FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
+_spec = importlib.util.spec_from_file_location("mpy_cache", os.path.join(FAKES, "mpy_cache.py"))
+mpy_cache = importlib.util.module_from_spec(_spec)  # by path: the fakes stay off sys.path
+_spec.loader.exec_module(mpy_cache)
 
 # Polls two chips every 2 ms and prints each change of the masks; ends after "5a 11 1".
 POLLER = r"""
@@ -32,11 +36,11 @@ for _ in range(5000):
 """
 
 
-def _board(script, env, **kw):
+def _board(script, env, fakes=FAKES, heap="1M", **kw):
     e = dict(os.environ)
-    e["MICROPYPATH"] = os.pathsep.join([FAKES, FIRMWARE_LIB])
+    e["MICROPYPATH"] = os.pathsep.join([fakes, FIRMWARE_LIB])
     e.update(env)
-    return subprocess.Popen([MICROPYTHON, "-c", script], env=e, stdout=subprocess.PIPE,
+    return subprocess.Popen([MICROPYTHON, "-X", "heapsize=" + heap, "-c", script], env=e, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -135,3 +139,118 @@ def test_fakes_import_under_cpython():
                           "print(hex(MPR121(machine.I2C(0)).touched()))"],
         env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.stdout.strip() == "0x0", out.stderr
+
+
+# What the fakes keep in the board's heap, measured as docs/drivers.md "Heap" says: the quad
+# board's hardware (four MPR121 models with a touch file, four LED chains fed as the WS2812
+# driver feeds them) after 100 frames and pad polls; the frame buffers are not counted.
+HEAP_PROBE = r"""
+import gc
+gc.collect()
+base = gc.mem_alloc()
+import machine, rp2, simclock
+simclock.freeze(0)
+i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4))
+status = bytearray(2)
+i2c.readfrom_mem_into(0x5A, 0, status)
+# what the WS2812 driver does on a Pico, without the driver's code and buffers
+@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT,
+             autopull=True, pull_thresh=8, fifo_join=rp2.PIO.JOIN_TX)
+def ws2812():
+    wrap_target()
+    label("bit")
+    out(x, 1).side(0)[2]
+    jmp(not_x, "zero").side(1)[1]
+    jmp("bit").side(1)[4]
+    label("zero")
+    nop().side(0)[4]
+    wrap()
+bufs = [bytearray(360) for i in range(4)]
+sms = [rp2.StateMachine(i, ws2812, freq=8000000, sideset_base=machine.Pin(i + 2)) for i in range(4)]
+dmas = [rp2.DMA() for i in range(4)]
+ctrls = [dmas[i].pack_ctrl(size=0, inc_write=False, treq_sel=i) for i in range(4)]
+for sm in sms:
+    sm.active(1)
+def frames(n):
+    for k in range(n):
+        for i in range(4):
+            bufs[i][k % 360] = k & 0xFF
+            dmas[i].config(read=bufs[i], write=sms[i], count=360, ctrl=ctrls[i], trigger=True)
+        i2c.readfrom_mem_into(0x5A, 0, status)
+        simclock.advance_ms(20)
+frames(3)
+gc.collect()
+before = gc.mem_alloc()
+gc.disable()
+frames(100)
+per_frame = (gc.mem_alloc() - before) / 400
+gc.enable()
+del frames, ws2812, sm, bufs
+gc.collect()
+print("kept", gc.mem_alloc() - base)
+print("per_frame", per_frame)
+print("violations", len(rp2.violations), rp2.torn_frames)
+"""
+
+
+def _heap_probe(tmp_path, fakes):
+    touch = tmp_path / "touch"
+    touch.write_text("")
+    board = _board(HEAP_PROBE, {"MANCALA_SIM_TOUCH": str(touch),
+                                "MANCALA_SIM_FRAMES": str(tmp_path / "frames")}, fakes=fakes)
+    out = {}
+    for key in ("kept", "per_frame", "violations"):
+        out[key] = _expect(board, key)
+    board.wait(timeout=60)
+    lines = (tmp_path / "frames").read_text().splitlines()
+    assert len(lines) == 4 * 103 and json.loads(lines[-1])["pin"] == 5
+    assert out["violations"] == "0 0"
+    return int(out["kept"]), float(out["per_frame"])
+
+
+def test_led_frames_and_pad_polls_allocate_nothing(tmp_path):
+    # The DMA model, the frame line and the touch poll reuse their buffers, so the fakes do
+    # not push the firmware into garbage collections or a MemoryError.
+    kept, per_frame = _heap_probe(tmp_path, FAKES)
+    assert per_frame < 16, "%.0f bytes allocated per LED frame" % per_frame
+
+
+def test_fakes_keep_what_the_docs_say(tmp_path):
+    # docs/drivers.md gives the launcher this figure to add to --heapsize.
+    kept, _ = _heap_probe(tmp_path, FAKES)
+    with open(os.path.join(ROOT, "docs", "drivers.md")) as f:
+        text = f.read()
+    documented = int(text.split("<!-- fakes-heap-kb -->")[1].split()[0])
+    assert kept <= documented * 1024, "the fakes keep %d bytes, more than the %d KB in " \
+        "docs/drivers.md" % (kept, documented)
+
+
+def test_precompiled_fakes_run_the_drivers(tmp_path):
+    path = mpy_cache.fakes_path(MPY_CROSS, str(tmp_path))
+    assert sorted(os.listdir(path)) == sorted(
+        f[:-3] + ".mpy" for f in os.listdir(FAKES) if f.endswith(".py") and f != "mpy_cache.py")
+    assert mpy_cache.fakes_path(MPY_CROSS, str(tmp_path)) == path  # reused, not rebuilt
+    board = _board("import machine, rp2\nprint('from', machine.__file__, rp2.__file__)",
+                   {}, fakes=path)
+    assert _expect(board, "from").split() == [os.path.join(path, "machine.mpy"),
+                                              os.path.join(path, "rp2.mpy")]
+    board.wait(timeout=30)
+    kept, per_frame = _heap_probe(tmp_path, path)
+    assert per_frame < 16
+
+
+def test_precompiled_fakes_follow_their_sources(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "simclock.py").write_text("x = 1\n")
+    first = mpy_cache.fakes_path(MPY_CROSS, str(tmp_path), str(src))
+    (src / "simclock.py").write_text("x = 2\n")
+    second = mpy_cache.fakes_path(MPY_CROSS, str(tmp_path), str(src))
+    assert first != second and os.listdir(second) == ["simclock.mpy"]
+    (src / "simclock.py").write_text("x = (\n")
+    with pytest.raises(mpy_cache.CacheError) as e:
+        mpy_cache.fakes_path(MPY_CROSS, str(tmp_path), str(src))
+    assert "simclock.py" in str(e.value)
+    with pytest.raises(mpy_cache.CacheError) as e:
+        mpy_cache.fakes_path(str(tmp_path / "no-mpy-cross"), str(tmp_path), str(src))
+    assert "not found" in str(e.value)

@@ -226,3 +226,9 @@ except NameError:
 
     def soft_reset():
         sys.exit(0)
+
+
+# The LED fakes are loaded with the first hardware import, early in the boot while the heap
+# is still empty, rather than in the middle of the firmware's own imports: compiling them from
+# source needs far more transient heap than they keep (see docs/drivers.md, "Heap").
+import rp2  # noqa: E402,F401

@@ -28,11 +28,19 @@ class PIOASMError(Exception):
 _waves = []  # (program, waveform in PIO cycles or None) for each program assembled here
 
 
-def _pio_asm():
-    import pio_asm
+_asm = None  # pio_asm, loaded with this module (see the end) until its first use
 
-    del sys.modules["pio_asm"]  # collectable once the caller is done with it
-    return pio_asm
+
+def _pio_asm():
+    """The assembler module for one use; afterwards nothing keeps it, so the GC frees its
+    code (a later assembly loads it again)."""
+    global _asm
+    asm = _asm
+    _asm = None
+    if asm is None:
+        import pio_asm as asm
+    sys.modules.pop("pio_asm", None)
+    return asm
 
 
 def _cycles(asm, prog):
@@ -206,3 +214,8 @@ class StateMachine:
 
 
 from rp2_dma import DMA  # noqa: E402,F401  (split only to keep each compile small)
+
+# Loaded now rather than at the firmware's first asm_pio: compiling a module from source
+# needs several times its size in transient heap, and this is early in the boot, where the
+# heap is still empty (machine.py imports this module for the same reason).
+import pio_asm as _asm  # noqa: E402
