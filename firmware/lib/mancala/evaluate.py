@@ -111,3 +111,26 @@ def _ahead(places):
         else:
             return ahead
     return ahead
+
+
+def kalah_threat(b, t, n, nonempty_only):
+    """Kalah: the most the seat to move t can add to its store with its next move alone (an
+    extra move counts 1, a capture the captured seeds + 1). The search adds it at leaves
+    (negamax.KALAH_THREAT) as a cheap stand-in for a quiescence search; negamax inlines
+    the same loop for speed, and tests compare the two."""
+    w = n + 1
+    base = t * w
+    ob = (1 - t) * w + n - 1
+    g = 0
+    for p in range(n):
+        k = b[base + p]
+        if k:
+            r = p + k
+            if r == n:
+                if g < 1:
+                    g = 1
+            elif r < n and not b[base + r]:
+                k = b[ob - r]
+                if k >= g and (k or not nonempty_only):
+                    g = k + 1
+    return g

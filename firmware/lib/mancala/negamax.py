@@ -37,6 +37,7 @@ _UPPER = const(2)
 _NEXT = const(0)  # try the next move of node d (or close node d)
 _RET = const(1)   # the move made at ply d returned the value v (d's point of view)
 _BIAS = const(32768)
+KALAH_THREAT = 2
 _CHECK = const(15)  # look at the clock every 16 nodes
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
@@ -64,6 +65,7 @@ def run(s, stop):
     keys = s.key
     killer = s.killer
     hist = s.hist
+    lazy = s.lazy
     tt = s.tt
     tkey = tdat = None
     tmask = s.tmask
@@ -90,6 +92,7 @@ def run(s, stop):
     sturn = bd.sturn
     srare = bd.srare
     extra = s.extra_cost
+    threat = KALAH_THREAT
     rival = s.rival_cost
     last = len(dep) - 2
     nxt = bd.nxt
@@ -104,6 +107,12 @@ def run(s, stop):
     while True:
         if state == _NEXT:
             i = idx[d]
+            if i == cnt[d] and lazy[d]:
+                # Only the table's move was tried so far (it did not cut off): now the rest.
+                lazy[d] = 0
+                order(s, d, t, mv[d][0])
+                i = 1
+                idx[d] = 1
             if i == cnt[d]:
                 # Node d is done: its value is bestv[d].
                 v = bestv[d]
@@ -192,6 +201,24 @@ def run(s, stop):
             elif dc <= 0 or c >= last:
                 if kalah:
                     v = KALAH_STORE * (b[st_r] - b[st_o]) + KALAH_SIDE * (b[sd_r] - b[sd_o])
+                    if threat:
+                        # The seat to move takes its best capture or extra move next: a
+                        # cheap stand-in for a quiescence search.
+                        base = t * w
+                        ob = (1 - t) * w + n - 1
+                        g = 0
+                        for p in range(n):
+                            k = b[base + p]
+                            if k:
+                                r = p + k
+                                if r == n:
+                                    if g < 1:
+                                        g = 1
+                                elif r < n and not b[base + r]:
+                                    k = b[ob - r]
+                                    if k >= g and (k or not nonempty_only):
+                                        g = k + 1
+                        v += g * threat if t == root else -g * threat
                 else:
                     v = static(bd, root)
                 if noise:
@@ -225,7 +252,18 @@ def run(s, stop):
                                 d -= 1
                                 state = _RET
                                 continue
-                order(s, d, t, ttm)
+                bestv[d] = -INF
+                bestm[d] = 0
+                alpha0[d] = alpha[d]
+                idx[d] = 0
+                if ttm and b[t * w + ttm - 1]:
+                    # The table's move alone first: when it cuts off, the other moves are
+                    # never generated or sorted.
+                    mv[d][0] = ttm
+                    cnt[d] = 1
+                    lazy[d] = 1
+                else:
+                    order(s, d, t, ttm)
                 state = _NEXT
                 continue
             if pov[d]:
@@ -298,7 +336,7 @@ def order(s, d, t, ttm):
         pit = p + 1
         dist = n - p
         if pit == ttm:
-            v = 1000
+            v = 5000
         elif kalah:
             if k == dist or (k > dist and (k - dist) % loop == 0):
                 v = 200 + p
@@ -329,7 +367,3 @@ def order(s, d, t, ttm):
         sl[j] = v
         c += 1
     s.cnt[d] = c
-    s.idx[d] = 0
-    s.bestv[d] = -INF
-    s.bestm[d] = 0
-    s.alpha0[d] = s.alpha[d]
