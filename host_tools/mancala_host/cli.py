@@ -89,6 +89,11 @@ def _a_state(p):
     pass
 
 
+@command("hint", _module_command("hint"), "ask the board which pit its CPU suggests for the seat to move")
+def _a_hint(p):
+    pass
+
+
 @command("watch", _module_command("watch"), "the live board in the terminal, with commentary")
 def _a_watch(p):
     p.add_argument("--events", type=int, default=0, help="stop after this many game events: moves, resigns, undos, new games, game overs (0: never)")
@@ -130,6 +135,13 @@ def _a_export(p):
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--csv", action="store_true", required=True, help="one row per move, for spreadsheets")
     p.add_argument("--out", help="write here instead of to stdout")
+
+
+@command("analyze", _module_command("analyze"), "each move of logged games against a deeper CPU search")
+def _a_analyze(p):
+    from . import analyze
+
+    analyze.add_arguments(p)
 
 
 @command("deploy", _module_command("deploy"), "compile firmware/ and copy it to the board")

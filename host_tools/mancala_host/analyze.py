@@ -1,0 +1,341 @@
+"""`analyze LOG [--game N]`: every move of logged games next to what a deeper search prefers.
+
+Each position of a game is searched once with the board's own CPU player (`mancala.cpu`,
+level 5) on CPython, where a node limit rather than the clock stops it, so the same log gives
+the same analysis on any machine. From those searches every move gets: the pit the search
+prefers, the evaluation before (with the best play) and after (the move played), both in
+stones from the mover's point of view, and its cost. In 3-4 player Basic the CPU's search is
+paranoid (docs/cpu.md), whose values belong to the seat at the root and cannot be turned
+into another seat's view, so there only the preferred pit is shown.
+"""
+
+import json
+import sys
+import textwrap
+
+from . import gamelog
+from .errors import BoardError
+from .view import rules_label
+
+WIDTH = 100
+LEVEL = 5
+MISTAKE = 2.0   # stones: a move costing this much gets "?"
+BLUNDER = 5.0   # and this much "??"
+ACCURATE = 1.0  # a move costing less than this counts as accurate
+WINS, LOSES = "wins", "loses"
+GIVES_UP_WIN, WALKS_INTO_LOSS = "the win", "the game"
+
+
+def _cpu():
+    try:
+        from mancala import cpu, evaluate
+    except ImportError:
+        raise BoardError("The rules engine (package 'mancala') is not installed: run 'make venv' "
+                         "or 'pip install -e .' in the repository.")
+    return cpu, evaluate
+
+
+def negate(value):
+    if value == WINS:
+        return LOSES
+    if value == LOSES:
+        return WINS
+    return None if value is None else 0.0 - value
+
+
+class Analyst:
+    """Values positions with a fixed amount of search; remembers each position it valued."""
+
+    def __init__(self, nodes=15000, budget_ms=500):
+        self.cpu, evaluate = _cpu()
+        self.win = getattr(evaluate, "WIN", 10000)
+        self.scales = (getattr(evaluate, "KALAH_STORE", 4), getattr(evaluate, "BASIC_LEFT", 4))
+        self.nodes = nodes
+        self.budget_ms = budget_ms
+        self.searched = 0
+        self._seen = {}
+
+    def _stones(self, engine, score):
+        """The search's score (evaluate.py's units: 4 per stone) in stones, or wins/loses."""
+        if score >= self.win // 2:
+            return WINS
+        if score <= -(self.win // 2):
+            return LOSES
+        return round(score / float(self.scales[0 if engine.kalah else 1]), 2) + 0.0  # no -0.0
+
+    def position(self, engine):
+        """(preferred pit, value for the seat to move); value is None in 3-4 player games."""
+        key = json.dumps(engine.to_dict(), sort_keys=True)
+        if key not in self._seen:
+            self._seen[key] = self._search(engine)
+        return self._seen[key]
+
+    def _search(self, engine):
+        moves = engine.legal_moves()
+        if len(moves) == 1:
+            # The CPU answers a forced move at once, without a score: value what follows.
+            seat = engine.turn
+            engine.play(moves[0])
+            try:
+                return moves[0], self.after(engine, seat)
+            finally:
+                engine.undo()
+        # The table is cleared so that a position's value does not depend on what was
+        # searched before it (the same game analysed alone or in a whole log agrees).
+        self.cpu.clear_table()
+        search = self.cpu.Search(engine, level=LEVEL, budget_ms=self.budget_ms, seed=1,
+                                 max_nodes=self.nodes)
+        best = search.run()
+        self.searched += 1
+        if best not in moves:
+            raise BoardError("The CPU search (mancala.cpu) chose pit %r where seat %d can play only "
+                             "%s; that is a bug in the search, please report it."
+                             % (best, engine.turn, moves))
+        if engine.players > 2:
+            return best, None
+        return best, self._stones(engine, search.score)
+
+    def best(self, engine):
+        """(preferred pit, value for the seat to move after playing it). The value is taken
+        after the move, exactly as the played move's is, so a move's cost compares two
+        positions searched alike (a position and its child differ by one ply of depth, and
+        that alone swings the evaluation, most of all in Basic)."""
+        pit, value = self.position(engine)
+        if value is None:
+            return pit, None
+        seat = engine.turn
+        engine.play(pit)
+        try:
+            return pit, self.after(engine, seat)
+        finally:
+            engine.undo()
+
+    def after(self, engine, seat):
+        """The value of the current position for `seat` (the seat that just moved)."""
+        if engine.over:
+            places = engine.places
+            if engine.players > 2:
+                return None
+            if places[seat] == 1:
+                return 0.0 if places == [1, 1] else WINS
+            return LOSES
+        value = self.position(engine)[1]
+        return value if engine.turn == seat else negate(value)
+
+
+def cost_of(played, best, before, after):
+    """(cost, mark): cost in stones, or GIVES_UP_WIN / WALKS_INTO_LOSS; mark "", "?" or "??"."""
+    if before is None or after is None:
+        return None, ""
+    if played == best or before == LOSES or after == WINS:
+        return 0.0, ""
+    if before == WINS:
+        return GIVES_UP_WIN, "??"
+    if after == LOSES:
+        return WALKS_INTO_LOSS, "??"
+    cost = round(max(0.0, before - after), 2)
+    return cost, "??" if cost >= BLUNDER else "?" if cost >= MISTAKE else ""
+
+
+def analyse_game(game, analyst):
+    """The analysis of one logged game (a dict that gamelog.check_game accepts): rows and
+    a summary per seat, JSON-ready."""
+    engine = gamelog.start_engine(game)
+    rows = []
+    for number, move in enumerate(game["moves"], 1):
+        seat = move.get("seat")
+        row = {"move": number, "seat": seat, "by": move.get("by"), "pit": move.get("pit"),
+               "resign": bool(move.get("resign")), "best": None, "before": None,
+               "after": None, "cost": None, "mark": ""}
+        if not row["resign"] and not engine.over:
+            row["best"], row["before"] = analyst.best(engine)
+        gamelog.apply_move(engine, move, number)
+        if row["resign"]:
+            row["pit"] = None
+        else:
+            row["after"] = analyst.after(engine, seat)
+            row["cost"], row["mark"] = cost_of(row["pit"], row["best"], row["before"], row["after"])
+        rows.append(row)
+    return {"rules": game["rules"], "seats": game.get("seats"), "first": game["first"],
+            "result": game["result"], "moves": rows,
+            "summary": summary(rows, engine.players)}
+
+
+def summary(rows, players):
+    out = []
+    for seat in range(players):
+        plays = [r for r in rows if r["seat"] == seat and not r["resign"]]
+        costs = [r["cost"] for r in plays if r["cost"] is not None]
+        entry = {"seat": seat, "moves": len(plays),
+                 "mistakes": sum(1 for r in plays if r["mark"] == "?"),
+                 "blunders": sum(1 for r in plays if r["mark"] == "??"),
+                 "loss": round(sum(c for c in costs if not isinstance(c, str)), 2),
+                 "accuracy": None}
+        if costs:
+            good = sum(1 for c in costs if not isinstance(c, str) and c < ACCURATE)
+            entry["accuracy"] = round(100.0 * good / len(costs), 1)
+        out.append(entry)
+    return out
+
+
+# ---- text -------------------------------------------------------------------------------
+
+def _wrap(text):
+    return textwrap.wrap(text, WIDTH)
+
+
+def legend(analyst):
+    return _wrap(
+        "How to read it: one row per move. 'best' is the pit a level-5 search of %d nodes "
+        "prefers (at most %d ms a position). 'before' is how the game stands for the seat that "
+        "moves if it plays that best pit, 'after' how it stands for that seat after the pit it "
+        "played, both in stones: + means that seat is ahead, - that it is behind; 'wins' or "
+        "'loses' means the search sees the end of the game. 'cost' is before minus after: '?' "
+        "marks a mistake that costs %g stones or more, '??' a blunder that costs %g or more, or "
+        "the win. Accuracy is the share of a seat's moves that cost less than %g stone."
+        % (analyst.nodes, analyst.budget_ms, MISTAKE, BLUNDER, ACCURATE))
+
+
+def _value_text(value):
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return "%+.1f" % value if round(value, 1) else "0.0"
+
+
+def _cost_text(cost, mark):
+    if cost is None:
+        return ""
+    if cost == GIVES_UP_WIN:
+        return "gives up the win ??"
+    if cost == WALKS_INTO_LOSS:
+        return "walks into a loss ??"
+    return ("%.1f %s" % (cost, mark)).rstrip() if cost else ""
+
+
+def _seat_text(seat):
+    if isinstance(seat, dict) and seat.get("kind") == "cpu":
+        return "CPU level %s" % seat.get("level", "?")
+    return "human"
+
+
+def _result_text(rules, result):
+    places, stores = result["places"], result["stores"]
+    score = rules.get("variant") == "kalah"  # Basic is decided by who sheds first, not stores
+    if len(places) == 2:
+        if places == [1, 1]:
+            return "a draw, %d to %d" % (stores[0], stores[1])
+        winner = places.index(1)
+        if not score:
+            return "seat %d won" % winner
+        return "seat %d won, %d to %d" % (winner, stores[winner], stores[1 - winner])
+    order = sorted(range(len(places)), key=lambda s: (places[s] or 99, s))
+    return "places: " + ", ".join("%d. seat %d" % (places[s], s) for s in order if places[s])
+
+
+def game_lines(index, line, path, analysis):
+    seats = analysis["seats"] or []
+    head = "Game %d (line %d of %s): %s; %s; seat %d starts; %d moves; %s." % (
+        index, line, path, rules_label(analysis["rules"]),
+        ", ".join("seat %d %s" % (s, _seat_text(k)) for s, k in enumerate(seats)) or "seats not logged",
+        analysis["first"], len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"]))
+    lines = _wrap(head)
+    if analysis["rules"].get("players", 2) > 2:
+        lines += _wrap("With 3 or 4 players the CPU's search is paranoid (everyone against the "
+                       "seat to move), so only the pit it prefers is shown, not values or costs.")
+    lines.append("")
+    lines.append("%5s  %4s  %-8s %4s  %4s  %7s  %7s  %s" % ("move", "seat", "by", "pit", "best",
+                                                          "before", "after", "cost"))
+    for r in analysis["moves"]:
+        if r["resign"]:
+            lines.append("%5d  %4d  %-8s resigns" % (r["move"], r["seat"], r["by"] or "-"))
+            continue
+        lines.append(("%5d  %4d  %-8s %4s  %4s  %7s  %7s  %s" % (
+            r["move"], r["seat"], r["by"] or "-", r["pit"], r["best"], _value_text(r["before"]),
+            _value_text(r["after"]), _cost_text(r["cost"], r["mark"]))).rstrip())
+    lines.append("")
+    for s in analysis["summary"]:
+        if s["accuracy"] is None:
+            lines.append("Seat %d: %d moves." % (s["seat"], s["moves"]))
+            continue
+        lines.append("Seat %d: %d moves, %d mistake(s) ?, %d blunder(s) ??, %.1f stones lost in "
+                     "all, accuracy %.0f%%." % (s["seat"], s["moves"], s["mistakes"],
+                                               s["blunders"], s["loss"], s["accuracy"]))
+    return lines
+
+
+# ---- the command ------------------------------------------------------------------------
+
+def _chosen(path, number):
+    """[(index, line, game)] to analyse and [(line, reason)] skipped."""
+    entries = list(gamelog.read_log(path))
+    if number is not None and not 1 <= number <= len(entries):
+        raise BoardError("%s has %d game(s); --game must be from 1 to %d."
+                         % (path, len(entries), len(entries)))
+    chosen, skipped = [], []
+    for index, (line, game, reason) in enumerate(entries, 1):
+        if number is not None and index != number:
+            continue
+        if game is not None:
+            try:
+                gamelog.check_game(game)
+            except ValueError as exc:
+                reason = str(exc)
+        if reason and number is not None:
+            raise BoardError("Game %d (line %d of %s) cannot be analysed: %s." % (number, line, path, reason))
+        if reason:
+            skipped.append((line, reason))
+        else:
+            chosen.append((index, line, game))
+    return chosen, skipped
+
+
+def _skipped_sentence(path, skipped):
+    return ("Skipped %d line(s) of %s that are not games that replay (line %s); 'mancala-board "
+            "replay %s' says why." % (len(skipped), path, ", ".join(str(l) for l, _ in skipped), path))
+
+
+def run(args):
+    if args.nodes < 1 or args.budget_ms < 1:
+        raise BoardError("--nodes and --budget-ms must be at least 1.")
+    as_json = getattr(args, "json", False) or getattr(args, "json_out", False)
+    chosen, skipped = _chosen(args.file, args.game)
+    if not chosen:
+        raise BoardError("%s holds no game that replays (%d line(s) skipped), so there is nothing "
+                         "to analyse; 'mancala-board replay %s' says why." % (args.file, len(skipped), args.file))
+    analyst = Analyst(args.nodes, args.budget_ms)
+    if not as_json:
+        for text in legend(analyst):
+            print(text)
+    games = []
+    for index, line, game in chosen:
+        analysis = analyse_game(game, analyst)
+        if as_json:
+            analysis.update(game=index, line=line)
+            games.append(analysis)
+            continue
+        print("")
+        for text in game_lines(index, line, args.file, analysis):
+            print(text)
+        sys.stdout.flush()
+    if as_json:
+        print(json.dumps({"log": args.file, "search": {"level": LEVEL, "nodes": args.nodes,
+                                                       "budget_ms": args.budget_ms},
+                          "games": games,
+                          "skipped": [{"line": l, "reason": r} for l, r in skipped]}, sort_keys=True))
+    if skipped:
+        print("\n".join(_wrap(_skipped_sentence(args.file, skipped))),
+              file=sys.stderr if as_json else sys.stdout)
+    return 0
+
+
+def add_arguments(p):
+    p.add_argument("file", metavar="LOG")
+    p.add_argument("--game", type=int, default=None,
+                   help="only this game, counted from 1 as replay counts them (default: every game)")
+    p.add_argument("--nodes", type=int, default=15000,
+                   help="search nodes per position (default 15000; more is deeper and slower)")
+    p.add_argument("--budget-ms", type=int, default=500,
+                   help="at most this many ms per position, whatever --nodes says (default 500)")
+    p.add_argument("--json", dest="json_out", action="store_true", help="one JSON object, for scripts")

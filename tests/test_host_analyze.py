@@ -1,0 +1,206 @@
+"""`mancala-board analyze`: logs of real engine games, with a blunder planted by an oracle
+that is not the CPU's search (tests/reference_player.py's plain alpha-beta), bad lines, --game
+and --json. Searches are capped by nodes, not the clock, so every run gives the same figures.
+"""
+
+import json
+
+import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
+import reference_player
+
+from mancala import Game, Rules
+from mancala_host import analyze, cli, gamelog
+
+NODES = ["--nodes", "2500", "--budget-ms", "60000"]
+
+
+def mb(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def move_values(game, depth=4):
+    """{pit: value for the mover} by the reference's alpha-beta (store difference)."""
+    seat = game.turn
+    values = {}
+    for pit in game.legal_moves():
+        game.push(pit)
+        values[pit] = reference_player._alphabeta(game, seat, depth - 1, -10000, 10000)
+        game.pop()
+    return values
+
+
+def play_game(rules, plant=True, players_by=("human", "cpu")):
+    """A whole game of reference moves (depth 2); with `plant`, seat 0 once plays the pit the
+    oracle rates at least 8 stones worse than its best. Returns (log entry, planted move no.)."""
+    r = Rules.from_dict(rules)
+    game = Game(r, first=0)
+    entry = gamelog.new_game({"profile": "duo", "firmware": "test"}, r.to_dict(),
+                             [{"kind": "human"}, {"kind": "cpu", "level": 2}], 0)
+    planted = None
+    while not game.over:
+        seat = game.turn
+        pit = reference_player.reference_move(game, depth=2)
+        if plant and planted is None and seat == 0 and len(entry["moves"]) >= 6 and game.players == 2:
+            values = move_values(game)
+            worst = min(values, key=values.get)
+            best = max(values.values())
+            if abs(best) < 500 and best - values[worst] >= 8:
+                pit = worst
+                planted = len(entry["moves"]) + 1
+        game.play(pit)
+        entry["moves"].append({"seat": seat, "pit": pit, "by": players_by[seat % 2]})
+    state = game.to_dict()
+    entry["result"] = {"places": state["places"], "stores": state["stores"]}
+    return entry, planted
+
+
+def write_log(path, entries, extra_lines=()):
+    for entry in entries:
+        gamelog.append_game(str(path), entry)
+    with open(str(path), "a") as f:
+        for line in extra_lines:
+            f.write(line + "\n")
+
+
+def test_planted_blunder_is_flagged_with_its_cost(tmp_path, capsys):
+    entry, planted = play_game({"variant": "kalah"})
+    assert planted, "the oracle found no blunder to plant"
+    log = tmp_path / "games.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--json", *NODES)
+    assert code == 0, err
+    report = json.loads(out)
+    (game,) = report["games"]
+    rows = game["moves"]
+    assert len(rows) == len(entry["moves"])
+    row = rows[planted - 1]
+    assert row["seat"] == 0 and row["pit"] == entry["moves"][planted - 1]["pit"]
+    assert row["best"] != row["pit"]
+    assert row["mark"] == "??", row
+    assert row["cost"] == analyze.GIVES_UP_WIN or row["cost"] >= analyze.BLUNDER
+    for r in rows:
+        # The preferred pit costs nothing; a cost is before minus after, never below zero.
+        if r["pit"] == r["best"]:
+            assert r["cost"] == 0 and r["mark"] == "" and r["before"] == r["after"]
+        elif not isinstance(r["cost"], str):
+            assert r["cost"] >= 0
+            if not isinstance(r["before"], str) and not isinstance(r["after"], str):
+                assert abs(r["cost"] - max(0.0, r["before"] - r["after"])) < 0.01
+        assert r["by"] == ("human" if r["seat"] == 0 else "cpu")
+    seat0 = game["summary"][0]
+    assert seat0["moves"] == sum(1 for r in rows if r["seat"] == 0)
+    assert seat0["blunders"] == sum(1 for r in rows if r["seat"] == 0 and r["mark"] == "??") >= 1
+    assert seat0["accuracy"] < 100
+
+    # The text form: the planted row carries its mark, and nothing is wider than 100 columns.
+    code, out, err = mb(capsys, "analyze", str(log), *NODES)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert all(len(line) <= analyze.WIDTH for line in lines)
+    marked = [l for l in lines if l.split()[:2] == [str(planted), "0"]]
+    assert len(marked) == 1 and marked[0].endswith("??")
+    assert "Seat 0: %d moves" % seat0["moves"] in out
+    assert "+ means that seat is ahead" in " ".join(lines)
+
+
+def test_the_final_move_and_the_values_agree_with_the_result(tmp_path):
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    analysis = analyze.analyse_game(entry, analyze.Analyst(nodes=1500, budget_ms=60000))
+    last = analysis["moves"][-1]
+    places = entry["result"]["places"]
+    expected = "wins" if places[last["seat"]] == 1 and places != [1, 1] else \
+        (0.0 if places == [1, 1] else "loses")
+    assert last["after"] == expected
+    assert last["cost"] is not None and analysis["summary"][last["seat"]]["moves"] > 0
+
+
+def test_bad_lines_are_skipped_and_counted(tmp_path, capsys):
+    good1, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    good2, _ = play_game({"variant": "basic", "players": 2, "pits": 7, "seeds": 3}, plant=False)
+    broken = json.loads(json.dumps(good1))
+    broken["moves"][3]["seat"] = 1 - broken["moves"][3]["seat"]
+    log = tmp_path / "mixed.jsonl"
+    write_log(log, [good1], ["{not json", json.dumps(broken)])
+    write_log(log, [good2], ['{"format": "something else"}'])
+    code, out, err = mb(capsys, "analyze", str(log), *NODES)
+    assert code == 0, err
+    assert "Game 1 (line 1 of" in out and "Game 4 (line 4 of" in out
+    assert "Game 2 " not in out and "Game 3 " not in out
+    assert "Skipped 3 line(s)" in out and "(line 2, 3, 5)" in out.replace("\n", " ")
+    assert "Basic, 2 players, 7 pits, 3 seeds" in out
+
+    code, out, err = mb(capsys, "analyze", str(log), "--json", *NODES)
+    assert code == 0
+    report = json.loads(out)
+    assert [g["game"] for g in report["games"]] == [1, 4]
+    assert [s["line"] for s in report["skipped"]] == [2, 3, 5]
+    assert "Skipped 3 line(s)" in err
+
+
+def test_game_choice_out_of_range_or_bad_is_one_sentence(tmp_path, capsys):
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    log = tmp_path / "g.jsonl"
+    write_log(log, [entry], ["garbage"])
+    for n in ("0", "3"):
+        code, out, err = mb(capsys, "analyze", str(log), "--game", n)
+        assert code != 0 and out == ""
+        assert err.strip() == "%s has 2 game(s); --game must be from 1 to 2." % log
+    code, out, err = mb(capsys, "analyze", str(log), "--game", "2")
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert "Game 2 (line 2 of" in err and "not valid JSON" in err
+    code, out, err = mb(capsys, "analyze", str(tmp_path / "missing.jsonl"))
+    assert code != 0 and "Could not read the game log" in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("nonsense\n")
+    code, out, err = mb(capsys, "analyze", str(empty))
+    assert code != 0 and len(err.strip().splitlines()) == 1 and "nothing to analyse" in err
+
+
+def test_json_is_deterministic_and_one_game_matches_the_whole_log(tmp_path, capsys):
+    a, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    b, _ = play_game({"variant": "kalah"})
+    log = tmp_path / "g.jsonl"
+    write_log(log, [a, b])
+    code, out, err = mb(capsys, "--json", "analyze", str(log), *NODES)  # the global flag too
+    assert code == 0, err
+    whole = json.loads(out)
+    assert whole["search"] == {"level": 5, "nodes": 2500, "budget_ms": 60000}
+    code, out, err = mb(capsys, "analyze", str(log), "--game", "2", "--json", *NODES)
+    alone = json.loads(out)
+    assert alone["games"] == [whole["games"][1]]
+    assert whole["games"][1]["game"] == 2 and whole["games"][1]["line"] == 2
+
+
+def test_three_players_show_the_preferred_pit_only(tmp_path, capsys):
+    entry, _ = play_game({"variant": "basic", "players": 3, "seeds": 3}, plant=False)
+    log = tmp_path / "g.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--json", "--nodes", "800", "--budget-ms", "60000")
+    assert code == 0, err
+    rows = json.loads(out)["games"][0]["moves"]
+    assert all(r["before"] is None and r["after"] is None and r["cost"] is None for r in rows)
+    game = Game(Rules.from_dict(entry["rules"]), first=0)
+    for r in rows:
+        assert r["best"] in game.legal_moves()
+        game.play(r["pit"])
+
+
+def test_resignation_row(tmp_path, capsys):
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    r = Rules.from_dict(entry["rules"])
+    game = Game(r, first=0)
+    for move in entry["moves"][:5]:
+        game.play(move["pit"])
+    seat = game.turn
+    game.resign(seat)
+    entry["moves"] = entry["moves"][:5] + [{"seat": seat, "resign": True}]
+    state = game.to_dict()
+    entry["result"] = {"places": state["places"], "stores": state["stores"]}
+    log = tmp_path / "g.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), *NODES)
+    assert code == 0, err
+    assert "    6  %4d  -        resigns" % seat in out

@@ -1,0 +1,73 @@
+"""`mancala-board hint` against the scripted fake port: the answer, refusals, odd answers."""
+
+import json
+
+from fakeport import ANSWER, FakePort, board_script
+
+from mancala_host import cli, session
+
+
+def run(monkeypatch, capsys, port, argv):
+    monkeypatch.setattr(session, "open_transport", lambda name: port)
+    code = cli.main(["--timeout", "0.3"] + argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def one_sentence(err):
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_hint_prints_the_suggested_pit(monkeypatch, capsys):
+    port = FakePort(board_script(hint=[{"id": ANSWER, "ok": True, "seat": 1, "pit": 4}]))
+    code, out, err = run(monkeypatch, capsys, port, ["hint"])
+    assert code == 0, err
+    assert out == "Seat 1 to move: the CPU suggests pit 4.\n"
+    assert [m["cmd"] for m in port.sent] == ["hello", "hint"]
+    assert set(port.sent[1]) == {"id", "cmd"}  # the protocol's hint takes no arguments
+    assert port.closed
+
+
+def test_hint_json(monkeypatch, capsys):
+    port = FakePort(board_script(hint=[{"id": ANSWER, "ok": True, "seat": 0, "pit": 6}]))
+    code, out, err = run(monkeypatch, capsys, port, ["--json", "hint"])
+    assert code == 0, err
+    assert json.loads(out) == {"seat": 0, "pit": 6}
+
+
+def test_hint_after_the_game_is_one_sentence(monkeypatch, capsys):
+    refusal = {"id": ANSWER, "ok": False,
+               "error": {"code": "illegal_move", "message": "The game is over; there is no move to hint."}}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[refusal])), ["hint"])
+    assert code == 2 and out == ""
+    assert "game on the board is over" in one_sentence(err) and "mancala-board new" in err
+
+
+def test_hint_on_firmware_without_it(monkeypatch, capsys):
+    refusal = {"id": ANSWER, "ok": False, "error": {"code": "unknown_cmd", "message": "unknown command 'hint'"}}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[refusal])), ["hint"])
+    assert code == 2
+    assert "does not know 'hint'" in one_sentence(err)
+
+
+def test_other_refusals_keep_the_boards_words(monkeypatch, capsys):
+    refusal = {"id": ANSWER, "ok": False, "error": {"code": "busy", "message": "The menu is open."}}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[refusal])), ["hint"])
+    assert code == 2
+    assert one_sentence(err) == "The board refused (busy): The menu is open."
+
+
+def test_hint_answer_without_a_pit(monkeypatch, capsys):
+    port = FakePort(board_script(hint=[{"id": ANSWER, "ok": True, "seat": 0}]))
+    code, out, err = run(monkeypatch, capsys, port, ["hint"])
+    assert code == 1
+    assert "without a seat and a pit" in one_sentence(err)
+
+
+def test_silent_board_on_hint(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script()), ["hint"])
+    assert code == 1
+    assert "did not answer 'hint'" in one_sentence(err)
