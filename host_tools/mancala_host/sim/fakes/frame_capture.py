@@ -1,7 +1,7 @@
 """Where the fake LED outputs (rp2 DMA into a ws2812 state machine, neopixel) put frames.
 
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
-MANCALA_SIM_FRAMES (opened once, flushed per frame); without it frames are dropped.
+MANCALA_SIM_FRAMES (opened once, unbuffered); without it frames are dropped.
 `frames` holds (pin, bytes) for in-process tests: by default the latest frame of each pin
 (most recently sent last), kept in one reused buffer per pin; record(n) keeps a history of
 the last n frames instead (copies, for tests only).
@@ -43,7 +43,9 @@ def _out():
         _opened = True
         _path = os.getenv("MANCALA_SIM_FRAMES")
     if _file is None and _path:
-        _file = open(_path, "ab")
+        # Unbuffered: each write is in the file at once, for the terminal view to read. No
+        # flush(): on MicroPython it is an fsync, several ms per frame.
+        _file = open(_path, "ab", 0)
     return _file
 
 
@@ -99,7 +101,6 @@ def emit(pin, grb, stable=False):
         else:
             _write_part(f, k)
     f.write(b'"}\n')
-    f.flush()
 
 
 def _write_part(f, k):
