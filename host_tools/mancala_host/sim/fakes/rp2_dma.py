@@ -5,10 +5,21 @@ import simclock
 from rp2 import StateMachine, _violation
 
 
-_FIELDS = (("enable", 0, 1), ("high_pri", 1, 1), ("size", 2, 2), ("inc_read", 4, 1),
-           ("inc_write", 5, 1), ("ring_size", 6, 4), ("ring_sel", 10, 1), ("chain_to", 11, 4),
-           ("treq_sel", 15, 6), ("irq_quiet", 21, 1), ("bswap", 22, 1), ("sniff_en", 23, 1),
-           ("busy", 24, 1), ("write_err", 29, 1), ("read_err", 30, 1), ("ahb_err", 31, 1))
+# Control-register fields as name:shift:width in one string (a table of tuples would keep
+# ~1 KB of heap for a few calls at start-up).
+_FIELDS = ("enable:0:1 high_pri:1:1 size:2:2 inc_read:4:1 inc_write:5:1 ring_size:6:4 "
+           "ring_sel:10:1 chain_to:11:4 treq_sel:15:6 irq_quiet:21:1 bswap:22:1 sniff_en:23:1 "
+           "busy:24:1 write_err:29:1 read_err:30:1 ahb_err:31:1")
+
+
+def _fields():
+    out = []
+    for f in _FIELDS.split():
+        name, shift, width = f.split(":")
+        out.append((name, int(shift), int(width)))
+    return out
+
+
 _claimed = [False] * 12
 
 
@@ -37,12 +48,13 @@ class DMA:
                   "chain_to": self.channel, "treq_sel": 0x3F, "irq_quiet": 1}
         if default is not None:
             values = DMA.unpack_ctrl(default)
+        fields = _fields()
         for k in kw:
-            if k not in values and k not in [f[0] for f in _FIELDS]:
+            if k not in values and k not in [f[0] for f in fields]:
                 raise TypeError("unknown DMA control field %s" % k)
             values[k] = int(kw[k])
         ctrl = 0
-        for name, shift, width in _FIELDS:
+        for name, shift, width in fields:
             if name in ("busy", "ahb_err"):
                 continue
             ctrl |= (values.get(name, 0) & ((1 << width) - 1)) << shift
@@ -51,7 +63,7 @@ class DMA:
     @staticmethod
     def unpack_ctrl(value):
         out = {}
-        for name, shift, width in _FIELDS:
+        for name, shift, width in _fields():
             out[name] = (value >> shift) & ((1 << width) - 1)
         return out
 
