@@ -170,6 +170,28 @@ def test_neopixel_fallback_writes_the_buffer():
     leds.deinit()
 
 
+def test_by_default_frames_holds_the_latest_frame_of_each_pin():
+    _fresh()
+    frame_capture.record(0)
+    leds = WS2812((2, 3), (1, 1))
+    try:
+        for k in range(3):
+            leds.buffer(0)[:] = bytes((k, 0, 0))
+            leds.show(0)
+            simclock.advance_ms(2)
+        leds.buffer(1)[:] = b"\x09\x09\x09"
+        leds.show(1)
+        simclock.advance_ms(2)
+        assert frame_capture.frames == [(2, b"\x02\x00\x00"), (3, b"\x09\x09\x09")]
+        leds.buffer(0)[:] = b"\x07\x07\x07"
+        leds.show(0)
+        assert frame_capture.frames == [(3, b"\x09\x09\x09"), (2, b"\x07\x07\x07")]
+    finally:
+        simclock.advance_ms(2)
+        leds.deinit()
+        frame_capture.record(64)
+
+
 def test_mismatched_pins_and_lengths_are_refused():
     try:
         WS2812((2, 3), (10,))
