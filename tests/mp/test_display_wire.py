@@ -86,6 +86,8 @@ def _play_game(name, rules, budget, brightness, moves):
         legal = g.legal_moves()
         record = g.play(legal[(i * 5) % len(legal)])
         d.play(record, g.to_dict(), g.legal_moves(), now=t)
+        if i % 3 == 1:
+            d.refuse(p.positions[i % len(p.positions)], now=t)   # a red ring: brighter
         while d.busy():
             t += 33
             d.tick(t)

@@ -54,6 +54,11 @@ class Board:
         self._now = 0
         self.ring_of = {}
         self._apply = self._apply_step  # bound once, not on every tick
+        # The first LED change after a touch is one ring: play() and refuse_ring() name it
+        # here and the next tick paints and shows only it; the rest follows a tick later.
+        self._fast = -1
+        self._p_state = None          # play()'s state and legal, taken on the next full tick
+        self._p_legal = None
 
     # --- settings ---------------------------------------------------------------------
     def set_brightness(self, value):
@@ -138,6 +143,8 @@ class Board:
         legal: the legal pits of the seat to move (default: its non-empty pits).
         last: (seat, pit) of the last move to mark, or None."""
         self.anim.active = False
+        self._fast = -1
+        self._p_state = None
         self._take_state(state, legal)
         self._active = state.get("active") if state.get("rules", {}).get("variant") == "basic" \
             else None
@@ -158,13 +165,29 @@ class Board:
             self.set_state(state, legal)
             self._pulse_finished(record, now)
             return
-        self._take_state(state, legal)
-        self._pending_active = state.get("active") \
-            if state.get("rules", {}).get("variant") == "basic" else None
         self._record = record
         self.origin = self.ring(record["seat"], record["pit"])
         self.anim.start(record, self.ring, self.ms_per_stone, now)
-        self.anim.step(now, self._apply)   # the lift shows on this very tick
+        # The state after the move (turn, legal pits, final counts) is taken on the tick
+        # after next: the next tick shows only the lifted pit, as fast as one ring goes.
+        self._p_state = state
+        self._p_legal = legal
+        if self.ms_per_stone == 0:
+            self._settle()                 # speed 0: every step is due now, final included
+        else:
+            self._fast = self.origin
+        self.anim.step(now, self._apply)   # the lift
+
+    def _settle(self):
+        # Take the state play() was given (before the animation's final step needs it).
+        state = self._p_state
+        if state is None:
+            return
+        self._p_state = None
+        self._take_state(state, self._p_legal)
+        rules = state.get("rules")   # no {} default: tick() must not allocate
+        self._pending_active = state.get("active") \
+            if rules is not None and rules.get("variant") == "basic" else None
 
     def show_before(self, record, state):
         """Set the shown counts to the state before record, worked out from record and the
@@ -221,6 +244,7 @@ class Board:
     def skip(self):
         """Jump the animation to its end (a touch anywhere during it)."""
         self._now = ticks_ms()
+        self._settle()
         return self.anim.skip(self._apply)
 
     @property
@@ -229,10 +253,12 @@ class Board:
 
     def refuse_at(self, seat, pit, now=None):
         """Blink a pit red briefly: the touch was not a legal move. Changes nothing else."""
-        self._fx(self.ring(seat, pit), FX_REFUSE, ticks_ms() if now is None else now)
+        self.refuse_ring(self.ring(seat, pit), now)
 
     def refuse_ring(self, r, now=None):
         self._fx(r, FX_REFUSE, ticks_ms() if now is None else now)
+        if self._fast < 0 and self._p_state is None:
+            self._fast = r             # the next tick shows this ring alone, at once
 
     # --- frames -------------------------------------------------------------------------
     def _level(self, r, now):
@@ -265,8 +291,17 @@ class Board:
         if now is None:
             now = ticks_ms()
         self._now = now
-        if self.anim.active:
-            self.anim.step(now, self._apply)
+        lo = self._fast
+        if lo >= 0:
+            # The first LED change after a touch: this ring alone, at the frame's scale.
+            self._fast = -1
+            hi = lo + 1
+        else:
+            lo = 0
+            hi = self.n
+            self._settle()
+            if self.anim.active:
+                self.anim.step(now, self._apply)
         frame = self.frame
         fx = self.fx
         # Locals: this loop runs over every ring on every tick.
@@ -278,7 +313,7 @@ class Board:
         c_fx = self._c_fx
         c_level = self._c_level
         c_marks = self._c_marks
-        for r in range(self.n):
+        for r in range(lo, hi):
             seat = owner[r]
             f = FX_NONE
             if fx[r]:
@@ -317,7 +352,7 @@ class Board:
                 for _ in range(marks):
                     counts.add_mark(kinds, len(kinds))
                 frame.paint(r, seat, level)
-        return frame.commit()
+        return frame.commit(hi - lo == 1)
 
     def counts_shown(self):
         """{(seat, pit): count} as the rings show it now (for tests and the terminal)."""

@@ -134,9 +134,12 @@ class Frame:
             t += s
         return t
 
-    def commit(self):
+    def commit(self, partial=False):
         """Copy changed rings into the chains, limit the frame, show changed chains.
-        Returns True if anything was shown.
+        Returns True if anything was shown. partial: only some rings were looked at (the
+        first change after a touch); if the frame got no brighter, the painted rings join
+        the others at the scale already on the wire, instead of every ring being copied
+        again at a higher one (the next full commit does that).
 
         The LED output sends one chain per show(), so between two show() calls the LEDs
         hold a mix of this frame and the last. To keep every such mix within the budget,
@@ -144,6 +147,8 @@ class Frame:
         the wire's total then only falls from the last frame's (within budget) and rises
         to this frame's (within budget), never past either."""
         s = self.limiter.scale_for(self.total())
+        if partial and s > self.scale:
+            s = self.scale          # within budget: the frame's sum at this scale is lower
         everything = s != self.scale
         self.scale = s
         touched = self._touched

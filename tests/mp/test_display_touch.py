@@ -1,0 +1,130 @@
+# The first LED change after a touch is cheap (DESIGN.md: touch to first LED change <= 30 ms):
+# the tick after play() or refuse() paints and shows only the ring that changes first (the pit
+# emptied, the refused pit); every other change follows on the next tick. Checked by what
+# the tick writes into the chain buffers and which chains it shows, not by timing.
+# Runs under MicroPython and CPython.
+from display import Display, reader
+import profile
+from mancala import Rules, Game
+
+
+class _Leds:
+    def __init__(self, lengths):
+        self.bufs = [bytearray(3 * n) for n in lengths]
+        self.sent = []
+
+    def __len__(self):
+        return len(self.bufs)
+
+    def buffer(self, i):
+        return self.bufs[i]
+
+    def show(self, i):
+        self.sent.append(i)
+
+
+def _quad_game(brightness=100):
+    p = profile.load("../../hardware/profiles/quad.json")
+    leds = _Leds([n for pin, n in p.chains])
+    d = Display(p, leds)
+    d.settings(brightness, p.budget_ma, 100)   # 100 %: the frame is limited
+    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
+    d.set_game(profile.seating(p, 4, 6), g.to_dict())
+    d.tick(0)
+    d.tick(10)
+    rings = [p.ring[pid] for pid in p.positions]
+    return p, d, g, leds, rings
+
+
+def _changed_leds(before, chains):
+    """(chain, led) of every LED whose bytes differ."""
+    out = []
+    for c in range(len(chains)):
+        a = before[c]
+        b = chains[c]
+        for i in range(0, len(b), 3):
+            if a[i:i + 3] != b[i:i + 3]:
+                out.append((c, i // 3))
+    return out
+
+
+def _in_ring(changed, ring):
+    chain, start, leds = ring
+    for c, i in changed:
+        if c != chain or not start <= i < start + leds:
+            return False
+    return True
+
+
+def test_first_tick_after_a_move_shows_only_the_emptied_pit():
+    p, d, g, leds, rings = _quad_game()
+    assert d.frame.scale < 256               # a limited frame: the harder case
+    before = [bytes(c) for c in leds.bufs]
+    record = g.play(6)
+    d.play(record, g.to_dict(), g.legal_moves(), now=1000)
+    assert d.busy()
+    del leds.sent[:]
+    assert d.tick(1000)
+    r = d.ring(0, 6)
+    changed = _changed_leds(before, leds.bufs)
+    assert changed and _in_ring(changed, rings[r]), (changed[:6], rings[r])
+    assert leds.sent == [rings[r][0]]
+    assert reader.read_counts(leds.bufs, [rings[r]]) == [0]
+    # The next tick shows the rest: seat 1's pits come up to full, seat 0's go to rest.
+    after_first = [bytes(c) for c in leds.bufs]
+    d.tick(1010)
+    changed = _changed_leds(after_first, leds.bufs)
+    assert d.ring(1, 1) in [i for i in range(len(rings)) if not _in_ring(changed, rings[i])]
+    assert not _in_ring(changed, rings[r])
+
+
+def test_first_tick_after_a_refusal_shows_only_the_refused_pit():
+    # Under the limit: a red ring at full brightness on a limited frame makes the whole frame
+    # scale down, which re-sends every chain (tests/mp/test_display_wire.py covers that).
+    p, d, g, leds, rings = _quad_game(30)
+    d.tick(20)
+    assert d.frame.scale == 256
+    before = [bytes(c) for c in leds.bufs]
+    del leds.sent[:]
+    d.refuse("2.3", now=30)
+    assert d.tick(30)
+    r = d.ring_of["2.3"]
+    changed = _changed_leds(before, leds.bufs)
+    assert changed and _in_ring(changed, rings[r]), changed[:6]
+    assert leds.sent == [rings[r][0]]
+    chain, start, n = rings[r]
+    assert leds.bufs[chain][start * 3 + 1] > 0 and leds.bufs[chain][start * 3] == 0  # red
+
+
+def test_whole_sowing_still_lands_on_the_state_after_a_fast_first_tick():
+    p, d, g, leds, rings = _quad_game()
+    t = 0
+    for i in range(8):
+        record = g.play(g.legal_moves()[i % len(g.legal_moves())])
+        state = g.to_dict()
+        d.play(record, state, g.legal_moves(), now=t)
+        while d.busy():
+            t += 33
+            d.tick(t)
+        t += 1000
+        d.tick(t)
+        got = reader.read_counts(leds.bufs, rings)
+        for seat in range(4):
+            assert got[d.ring(seat, 0)] == state["stores"][seat]
+            for pit in range(1, 7):
+                if not d.hidden[d.ring(seat, pit)]:
+                    assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+
+
+def test_finish_before_the_first_tick_lands_on_the_state():
+    p, d, g, leds, rings = _quad_game()
+    record = g.play(3)
+    state = g.to_dict()
+    d.play(record, state, g.legal_moves(), now=50)
+    d.finish()                                # a touch before the main loop ticked
+    assert not d.busy()
+    d.tick(60)
+    d.tick(2000)
+    got = reader.read_counts(leds.bufs, rings)
+    assert got[d.ring(0, 3)] == 0 and got[d.ring(0, 0)] == state["stores"][0]
+    assert got[d.ring(0, 4)] == state["pits"][0][3]
