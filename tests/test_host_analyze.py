@@ -129,7 +129,7 @@ def test_bad_lines_are_skipped_and_counted(tmp_path, capsys):
     assert code == 0, err
     assert "Game 1 (line 1 of" in out and "Game 4 (line 4 of" in out
     assert "Game 2 " not in out and "Game 3 " not in out
-    assert "Skipped 3 line(s)" in out and "(line 2, 3, 5)" in out.replace("\n", " ")
+    assert "Skipped 3 line(s)" in out and "(lines 2, 3, 5)" in out.replace("\n", " ")
     assert "Basic, 2 players, 7 pits, 3 seeds" in out
 
     code, out, err = mb(capsys, "analyze", str(log), "--json", *NODES)

@@ -292,8 +292,9 @@ def _chosen(path, number):
 
 
 def _skipped_sentence(path, skipped):
-    return ("Skipped %d line(s) of %s that are not games that replay (line %s); 'mancala-board "
-            "replay %s' says why." % (len(skipped), path, ", ".join(str(l) for l, _ in skipped), path))
+    return ("Skipped %d line(s) of %s that are not games that replay (%s %s); 'mancala-board "
+            "replay %s' says why." % (len(skipped), path, "line" if len(skipped) == 1 else "lines",
+                                      ", ".join(str(l) for l, _ in skipped), path))
 
 
 def run(args):
@@ -331,7 +332,7 @@ def run(args):
 
 
 def add_arguments(p):
-    p.add_argument("file", metavar="LOG")
+    p.add_argument("file", metavar="LOG", help="a game log, as record writes it (docs/game-log.md)")
     p.add_argument("--game", type=int, default=None,
                    help="only this game, counted from 1 as replay counts them (default: every game)")
     p.add_argument("--nodes", type=int, default=15000,
