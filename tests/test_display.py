@@ -56,15 +56,21 @@ def _state(players, pits, cells):
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from([("duo", 2, 6), ("duo", 2, 7), ("quad", 4, 6), ("quad", 3, 4)]),
        st.lists(st.integers(0, 96), min_size=32, max_size=32),
-       st.integers(20, 100), st.integers(0, 3000))
-def test_any_counts_read_back_from_the_frame(board, cells, brightness, t):
+       st.integers(20, 100), st.integers(0, 3000), st.integers(0, 12), st.integers(0, 7))
+def test_any_counts_read_back_from_the_frame(board, cells, brightness, t, left, hint):
+    # With the move timer's countdown on the mover's store (left seconds) and a hinted pit
+    # pulsing (hint: pit number, 0 = none), which must both read as worth nothing.
     name, players, pits = board
     p = profile.load(os.path.join(ROOT, "hardware", "profiles", name + ".json"))
     leds = _Leds([n for pin, n in p.chains])
     d = Display(p, leds)
     state = _state(players, pits, cells)
-    d.set_game(profile.seating(p, players, pits), state)
+    seating = profile.seating(p, players, pits)
+    d.set_game(seating, state)
     d.settings(brightness, p.budget_ma, 100)
+    d.countdown(0, left)
+    if 0 < hint <= pits:
+        d.hint(seating.position(0, hint), now=0)
     d.tick(t)
     rings = [p.ring[pid] for pid in p.positions]
     got = reader.read_counts(leds.bufs, rings)

@@ -62,16 +62,34 @@ def test_count_marks_differ_from_every_seat_colour(vision):
         assert _delta_e(a, b, vision) >= 15, (a, b, vision)
 
 
+@pytest.mark.parametrize("vision", sorted(CVD))
+def test_countdown_colour_differs_from_every_other_light(vision):
+    # The countdown (WARN) sits on a store beside the seat's ONE lights and white TENs; the
+    # reader also tells it from violet and pink. Red would fail here: 2 against vermillion
+    # under deuteranopia.
+    others = palette.SEAT_SRGB + (palette.WHITE_SRGB, palette.VIOLET_SRGB, palette.PINK_SRGB)
+    for other in others:
+        assert _delta_e(palette.WARN_SRGB, other, vision) >= 15, (other, vision)
+
+
 def test_led_bytes_are_the_linearised_screen_colours():
     pairs = list(zip(palette.SEAT_SRGB, palette.SEAT_LED)) + [
         (palette.WHITE_SRGB, palette.WHITE_LED), (palette.VIOLET_SRGB, palette.VIOLET_LED),
-        (palette.PINK_SRGB, palette.PINK_LED), (palette.RED_SRGB, palette.RED_LED)]
+        (palette.PINK_SRGB, palette.PINK_LED), (palette.RED_SRGB, palette.RED_LED),
+        (palette.WARN_SRGB, palette.WARN_LED)]
     for srgb, led in pairs:
         lin = [_lin(c) for c in srgb]
         top = max(lin)
         want = tuple(round(255 * v / top) for v in lin)
         assert all(abs(a - b) <= 1 for a, b in zip(led, want)), (srgb, led, want)
         assert max(led) == 255   # classify() relies on one full channel
+
+
+def test_hint_pulse_stays_at_count_levels_and_is_faster_than_the_breath():
+    assert min(palette.HINT) == palette.BREATH_LOW and max(palette.HINT) == palette.FULL
+    assert len(palette.HINT) == 16   # board.py indexes it with & 15
+    assert len(palette.HINT) * palette.HINT_STEP_MS * 2 < \
+        len(palette.BREATH) * palette.BREATH_STEP_MS
 
 
 def test_breath_ramp_stays_above_marks_and_within_full():

@@ -1,5 +1,6 @@
-"""Draws the pictures in docs/display.md: rings showing example counts, and the seat
-palette as people with each kind of colour vision see it. Run from anywhere:
+"""Draws the pictures in docs/display.md: rings showing example counts, the highlights, the
+move timer's countdown and the hint, and the seat palette as people with each kind of
+colour vision see it. Run from anywhere:
 
     .venv/bin/python docs/img/make_display_svgs.py
 
@@ -26,11 +27,12 @@ def _hex(rgb):
     return "#%02x%02x%02x" % rgb
 
 
-def ring_svg(cx, cy, leds, count, seat, marks=0, label=None, level=255):
+def ring_svg(cx, cy, leds, count, seat, marks=0, label=None, level=255, warn=0):
     """SVG elements of one ring: LED 0 at the top, clockwise, as seen from above."""
     pattern = counts.encode(count, leds)
     for _ in range(marks):
         counts.add_mark(pattern, leds)
+    counts.add_warn(pattern, leds, warn)
     radius = 44 if leds > 16 else 36 if leds > 12 else 30
     dot = 2 * math.pi * radius / leds * 0.36
     out = ['<circle cx="%d" cy="%d" r="%d" fill="#1d1d1d"/>' % (cx, cy, radius + dot + 4)]
@@ -46,7 +48,7 @@ def ring_svg(cx, cy, leds, count, seat, marks=0, label=None, level=255):
         rgb = palette.kind_srgb(kind, seat)
         if kind == counts.MARK:
             rgb = (90, 90, 90)
-        elif level < 255:
+        elif level < 255 and kind != counts.WARN:   # the countdown stays at full
             rgb = tuple(c * level // 255 for c in rgb)
         out.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>' % (x, y, dot, _hex(rgb)))
     if label is not None:
@@ -86,6 +88,19 @@ def highlights_picture():
     return _svg(4 * CELL, 160, body)
 
 
+def timer_picture():
+    # The move timer's countdown on a store (10, 6 and 2 seconds left, and beside 72 stones)
+    # and a hinted pit at three points of its pulse.
+    body = []
+    for k, left in enumerate((10, 6, 2)):
+        body += ring_svg(65 + k * CELL, 70, 24, 7, 0, label="%d s left" % left, warn=left)
+    body += ring_svg(65 + 3 * CELL, 70, 24, 72, 0, label="10 s, 72 stones", warn=10)
+    for k, step in enumerate((0, 4, 8)):
+        body += ring_svg(65 + (4 + k) * CELL, 70, 16, 5, 0, level=palette.HINT[step],
+                         label="hint %d ms" % (step * palette.HINT_STEP_MS))
+    return _svg(7 * CELL, 160, body)
+
+
 # Machado et al. (2009), severity 1.0: what the palette looks like with each deficiency.
 CVD = (("normal vision", ((1, 0, 0), (0, 1, 0), (0, 0, 1))),
        ("protanopia", ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216),
@@ -111,7 +126,7 @@ def _simulate(rgb, m):
 def palette_picture():
     swatches = list(zip(palette.SEAT_NAMES, palette.SEAT_SRGB)) + [
         ("ten (white)", palette.WHITE_SRGB), ("fifty (violet)", palette.VIOLET_SRGB),
-        ("five (pink)", palette.PINK_SRGB)]
+        ("five (pink)", palette.PINK_SRGB), ("countdown", palette.WARN_SRGB)]
     body = []
     for k, (name, _) in enumerate(swatches):
         body.append('<text x="%d" y="22" font-family="sans-serif" font-size="13" '
@@ -132,6 +147,7 @@ def main():
              "display-counts-24.svg": counts_picture(24, 2),
              "display-seats.svg": seats_picture(),
              "display-highlights.svg": highlights_picture(),
+             "display-timer.svg": timer_picture(),
              "display-palette.svg": palette_picture()}
     for name, text in files.items():
         with open(os.path.join(HERE, name), "w") as f:

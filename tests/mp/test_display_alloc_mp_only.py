@@ -53,3 +53,17 @@ def test_tick_allocates_nothing():
             ticks[0] += 1
     assert _allocated(animate) == 0
     assert ticks[0] > 5     # the sowing took several frames
+    # The move timer's countdown and a hint: one ring pulses, one store counts down.
+    seat = g.turn
+    d.hint(profile.seating(p, 4, 6).position(seat, g.legal_moves()[0]), now=clock[0])
+    repaints = [0]
+
+    def timer():
+        for left in range(10, 0, -1):
+            d.countdown(seat, left)
+            for _ in range(30):
+                clock[0] += 33
+                if d.tick(clock[0]):
+                    repaints[0] += 1
+    assert _allocated(timer) == 0
+    assert repaints[0] > 10

@@ -13,16 +13,26 @@ power limiter. docs/display.md explains what a person sees; this is the API the 
     d.busy()                          # an animation is running
     d.finish()                        # skip it to the end (a touch anywhere)
     d.refuse(pos)                     # position id ("0.3"): blink it red briefly
+    d.countdown(seat, seconds_left)   # move timer: the seat's store shows seconds_left
+                                      #   (1..10; more shows 10) magenta lights, a bar
+                                      #   ending at the top; None or 0 clears it
+    d.hint(pos)                       # position id of the suggested pit: it pulses until
+                                      #   the next play()/set_state()/set_game() or hint(None)
     d.tick(now)                       # from the main loop: advance, repaint what changed,
                                       #   limit, show; True if LEDs changed. No allocation.
     d.settings(brightness_percent, power_limit_ma, ms_per_stone)   # at once
+
+The tick after play() or refuse() shows only the ring that changes first (the pit emptied,
+the refused pit); the next tick shows the rest. play(), set_state() and set_game() clear
+the countdown and the hint. Countdown and hint lights are worth nothing to
+reader.read_counts (the counts still read back) and go through the power limiter.
 
 Lower level (plain parameters, no profile), used by the tests and the bench:
     board.Board(rings, chains, show, limiter)   rings: [(chain, start, leds)], chains:
         [bytearray], show(i), limiter: power.Limiter; then set_seating(seat_rings),
         set_state(state, legal=None, last=None), play(record, state, legal=None, now=None),
         skip(), refuse_at(seat, pit), set_brightness(0..255), set_power_limit(mA),
-        set_speed(ms_per_stone), tick(now)
+        set_speed(ms_per_stone), set_hint(ring), set_countdown(ring, n), tick(now)
     counts.encode(count, leds, out) / counts.decode(pattern)    the count encoding
     reader.read_counts(chains, rings)       counts read back from captured frames
     power.Limiter, power.limit(chains, limiter)                 the current limiter
@@ -53,6 +63,32 @@ class Display(Board):
         r = self.ring_of.get(pos)
         if r is not None:
             self.refuse_ring(r, now)
+
+    def countdown(self, seat, seconds_left):
+        """Show the move timer's last seconds on seat's store; None or 0 clears it."""
+        if seconds_left is None or seconds_left == 0:
+            self.set_countdown(-1, 0)
+            return
+        if isinstance(seat, bool) or not isinstance(seat, int) or \
+                not 0 <= seat < len(self.seat_rings):
+            raise ValueError("countdown needs a seat of this game (0-%d), got %r" % (
+                len(self.seat_rings) - 1, seat))
+        if isinstance(seconds_left, bool) or not isinstance(seconds_left, int) or \
+                seconds_left < 0:
+            raise ValueError("countdown needs whole seconds 0 or more, got %r" % (
+                seconds_left,))
+        self.set_countdown(self.seat_rings[seat][0], seconds_left)
+
+    def hint(self, pos, now=None):
+        """Pulse the suggested pit (a position id such as "0.3"); None clears it."""
+        if pos is None:
+            self.set_hint(-1)
+            return
+        r = self.ring_of.get(pos)
+        if r is None or self.owner[r] < 0:
+            raise ValueError("hint needs a position of this game such as \"0.3\", got %r" % (
+                pos,))
+        self.set_hint(r, now)
 
     def finish(self):
         self.skip()

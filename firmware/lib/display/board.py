@@ -9,6 +9,7 @@ from . import counts
 from . import palette
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
+from .seats import Seats
 
 # Effects a ring can carry for a while; one at a time per ring, the newest wins.
 FX_NONE = const(0)
@@ -18,20 +19,15 @@ FX_PULSE = const(3)     # seat-colour blinks: extra turn (store), finish (pits)
 BLINK_MS = const(90)
 FX_MS = const(360)      # four blink phases
 MS_PER_STONE = const(250)
+COUNTDOWN_MAX = const(10)   # the move timer's countdown shows at most this many seconds
 
 
-class Board:
+class Board(Seats):
     def __init__(self, rings, chains, show, limiter):
         self.frame = Frame(rings, chains, show, limiter)
         self.limiter = limiter
         n = len(rings)
-        self.n = n
-        self.is_store = bytearray(n)
-        self.owner = [-1] * n         # seat whose ring this is, -1 = not used by this game
-        self.shown = [0] * n          # the count each ring shows now
-        self.final = [0] * n          # the count of the last state given
-        self.legal = bytearray(n)
-        self.hidden = bytearray(n)    # pits of a seat that finished (Basic): dark
+        Seats.__init__(self, n)
         self.fx = bytearray(n)
         self.fx_start = [0] * n
         # What each ring was last painted as, so unchanged rings are skipped.
@@ -40,25 +36,23 @@ class Board:
         self._c_level = [-1] * n
         self._c_fx = [-1] * n
         self._c_marks = [-1] * n
-        self.seat_rings = []
-        self.turn = None
-        self.over = False
-        self.places = []
         self.origin = -1              # ring of the last move's pit
         self.ms_per_stone = MS_PER_STONE
         self.anim = Sowing()
         self._breath_start = 0
-        self._active = None           # Basic: the seats still playing; None = all
         self._pending_active = None
         self._record = None
         self._now = 0
-        self.ring_of = {}
         self._apply = self._apply_step  # bound once, not on every tick
         # The first LED change after a touch is one ring: play() and refuse_ring() name it
         # here and the next tick paints and shows only it; the rest follows a tick later.
         self._fast = -1
         self._p_state = None          # play()'s state and legal, taken on the next full tick
         self._p_legal = None
+        self.hint_ring = -1           # the suggested pit, pulsing; -1 = none
+        self._hint_start = 0
+        self.warn_ring = -1           # the store showing the move timer's countdown
+        self.warn_n = 0               # its WARN lights (seconds left, at most COUNTDOWN_MAX)
 
     # --- settings ---------------------------------------------------------------------
     def set_brightness(self, value):
@@ -76,68 +70,25 @@ class Board:
                 ms_per_stone,))
         self.ms_per_stone = ms_per_stone
 
+    def set_hint(self, r, now=None):
+        """Ring r (a pit) pulses until the next move or set_hint(-1)."""
+        self.hint_ring = r
+        self._hint_start = ticks_ms() if now is None else now
+
+    def set_countdown(self, r, seconds):
+        """Store ring r shows seconds (1..COUNTDOWN_MAX) as WARN lights; r = -1 clears."""
+        if r < 0 or seconds <= 0:
+            self.warn_ring = -1
+            self.warn_n = 0
+        else:
+            self.warn_ring = r
+            self.warn_n = seconds if seconds < COUNTDOWN_MAX else COUNTDOWN_MAX
+
     def _invalidate(self):
         for r in range(self.n):
             self._c_level[r] = -1
 
-    # --- seating and state --------------------------------------------------------------
-    def set_seating(self, seat_rings):
-        """seat_rings[seat] = [store ring, pit 1 ring, ..., pit N ring] (ring indices).
-        Rings in no list are not used by this game and stay dark."""
-        self.seat_rings = seat_rings
-        for r in range(self.n):
-            self.owner[r] = -1
-            self.is_store[r] = 0
-            self.hidden[r] = 0
-        for seat in range(len(seat_rings)):
-            rs = seat_rings[seat]
-            for pit in range(len(rs)):
-                self.owner[rs[pit]] = seat
-            self.is_store[rs[0]] = 1
-
-    def seat_from(self, seating):
-        """set_seating from a profile.Seating; ring_of maps position ids to ring indices."""
-        rows = []
-        for seat in range(seating.players):
-            rows.append([self.ring_of[seating.position(seat, p)]
-                         for p in range(seating.pits + 1)])
-        self.set_seating(rows)
-
-    def ring(self, seat, pit):
-        return self.seat_rings[seat][pit]
-
-    def _take_state(self, state, legal):
-        # Target counts, whose turn, legal pits and who has finished, from a state dict.
-        sr = self.seat_rings
-        pits = state["pits"]
-        stores = state["stores"]
-        for seat in range(len(sr)):
-            rs = sr[seat]
-            self.final[rs[0]] = stores[seat]
-            for p in range(1, len(rs)):
-                self.final[rs[p]] = pits[seat][p - 1]
-        self.turn = state.get("turn")
-        self.over = bool(state.get("over"))
-        self.places = state.get("places") or []
-        for r in range(self.n):
-            self.legal[r] = 0
-        if self.turn is not None and not self.over:
-            rs = sr[self.turn]
-            for p in range(1, len(rs)):
-                ok = (p in legal) if legal is not None else self.final[rs[p]] > 0
-                self.legal[rs[p]] = 1 if ok else 0
-
-    def _hide_finished(self):
-        # Basic: a seat that finished (or resigned) leaves the board; its pits go dark.
-        # At the end every pit shows again: the stones left decide the other places.
-        active = self._active
-        sr = self.seat_rings
-        for seat in range(len(sr)):
-            out = 1 if (active is not None and seat not in active and not self.over) else 0
-            rs = sr[seat]
-            for p in range(1, len(rs)):
-                self.hidden[rs[p]] = out
-
+    # --- state --------------------------------------------------------------------------
     def set_state(self, state, legal=None, last=None):
         """Show state at once (new game, undo, restored game); cancels any animation.
         legal: the legal pits of the seat to move (default: its non-empty pits).
@@ -145,6 +96,8 @@ class Board:
         self.anim.active = False
         self._fast = -1
         self._p_state = None
+        self.hint_ring = -1           # a hint and a countdown belong to the position before
+        self.warn_ring = -1
         self._take_state(state, legal)
         self._active = state.get("active") if state.get("rules", {}).get("variant") == "basic" \
             else None
@@ -161,6 +114,8 @@ class Board:
             now = ticks_ms()
         if self.anim.active:
             self.skip()
+        self.hint_ring = -1
+        self.warn_ring = -1
         if record.get("kind") != "sow":
             self.set_state(state, legal)
             self._pulse_finished(record, now)
@@ -269,6 +224,9 @@ class Board:
             if self.is_store[r] and seat < len(self.places) and self.places[seat] == 1:
                 return self._breath(now)
             return palette.REST
+        if r == self.hint_ring:
+            return palette.HINT[(ticks_diff(now, self._hint_start) // palette.HINT_STEP_MS)
+                                & 15]
         if self.turn is not None and self.is_store[r] and self.owner[r] == self.turn:
             return self._breath(now)
         return palette.FULL if self.legal[r] else palette.REST
@@ -278,11 +236,14 @@ class Board:
         return palette.BREATH[i]
 
     def _marks(self, r):
+        # The lights worth nothing on ring r: MARKs in the low 3 bits, WARNs above them.
         if self.over and self.is_store[r]:
             seat = self.owner[r]
             if seat < len(self.places) and self.places[seat]:
                 return self.places[seat]     # the store shows its place as dim dots
             return 0
+        if r == self.warn_ring:
+            return self.warn_n << 3
         return 1 if r == self.origin else 0
 
     def tick(self, now=None):
@@ -349,16 +310,9 @@ class Board:
             else:
                 kinds = frame.kinds[r]
                 counts.encode(count, len(kinds), kinds)
-                for _ in range(marks):
+                for _ in range(marks & 7):
                     counts.add_mark(kinds, len(kinds))
+                if marks > 7:
+                    counts.add_warn(kinds, len(kinds), marks >> 3)
                 frame.paint(r, seat, level)
         return frame.commit(hi - lo == 1)
-
-    def counts_shown(self):
-        """{(seat, pit): count} as the rings show it now (for tests and the terminal)."""
-        out = {}
-        for seat in range(len(self.seat_rings)):
-            rs = self.seat_rings[seat]
-            for p in range(len(rs)):
-                out[(seat, p)] = self.shown[rs[p]]
-        return out

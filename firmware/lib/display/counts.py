@@ -13,6 +13,8 @@ Every kind has its own colour, so a ring decodes by adding up its lights, whatev
 
 MARK is a dim light worth nothing (the last move's pit, places at the end). Its level is so
 far below every count light that a frame reader can tell it apart (palette.classify).
+WARN is a magenta light worth nothing: the move timer's countdown on a store. Its hue is far
+from every count light's, so a reader tells it apart by colour.
 """
 from .compat import const
 
@@ -22,10 +24,11 @@ TEN = const(2)
 FIFTY = const(3)
 FIVE = const(4)
 MARK = const(5)
-KINDS = 6
+WARN = const(6)
+KINDS = 7
 # What each kind is worth, indexed by kind.
-VALUES = (0, 1, 10, 50, 5, 0)
-NAMES = ("off", "one", "ten", "fifty", "five", "mark")
+VALUES = (0, 1, 10, 50, 5, 0, 0)
+NAMES = ("off", "one", "ten", "fifty", "five", "mark", "warn")
 
 try:
     import micropython
@@ -111,6 +114,19 @@ def add_mark(out, leds):
     return False
 
 
+def add_warn(out, leds, n):
+    """Put up to n WARN lights on dark LEDs, from the one before the top backwards (a bar
+    that ends at the top and shrinks towards it); returns how many fitted."""
+    i = leds - 1
+    put = 0
+    while i >= 0 and put < n:
+        if out[i] == OFF:
+            out[i] = WARN
+            put += 1
+        i -= 1
+    return put
+
+
 def decode(pattern, leds=None):
     """The count a pattern of kinds shows: the sum of its lights' values."""
     if leds is None:
@@ -122,7 +138,8 @@ def decode(pattern, leds=None):
 
 
 def text(pattern, leds=None):
-    """One character per LED, for tests and docs: . o T L V m (off one ten fifty five mark)."""
+    """One character per LED, for tests and docs: . o T L V m w (off one ten fifty five mark
+    warn)."""
     if leds is None:
         leds = len(pattern)
-    return "".join(".oTLVm"[pattern[i]] for i in range(leds))
+    return "".join(".oTLVmw"[pattern[i]] for i in range(leds))

@@ -117,6 +117,7 @@ class Frame:
             _put(cols, counts.FIFTY, palette.VIOLET_LED, eff)
             _put(cols, counts.FIVE, palette.PINK_LED, eff)
             _put(cols, counts.MARK, palette.WHITE_LED, br * palette.MARK_LEVEL // 255)
+            _put(cols, counts.WARN, palette.WARN_LED, br)   # steady, at full: a warning
         self.sums[r] = _paint(self.bufs[r], kinds, cols, leds)
         self.dirty[r] = 1
 

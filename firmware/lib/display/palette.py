@@ -25,10 +25,15 @@ WHITE_SRGB = (255, 255, 255)      # TEN, capture flash, MARK (dim)
 VIOLET_SRGB = (170, 0, 255)       # FIFTY
 PINK_SRGB = (204, 121, 167)       # FIVE (Okabe-Ito reddish purple)
 RED_SRGB = (255, 0, 0)            # refused touch: a brief blink, so its timing is the cue
+# WARN (the move timer's countdown): magenta, the colour farthest from every seat colour,
+# white, violet and pink under every simulated colour vision (tests/test_display_palette.py);
+# red would be lost beside vermillion for red-green colour-blind players.
+WARN_SRGB = (255, 0, 255)
 WHITE_LED = (255, 255, 255)
 VIOLET_LED = (103, 0, 255)
 PINK_LED = (255, 81, 163)
 RED_LED = (255, 0, 0)
+WARN_LED = (255, 0, 255)
 
 # Levels (0..255) a ring is drawn at; the global brightness and the power limiter scale
 # them further. Every count light stays at >= BREATH_LOW, MARK stays far below it, so a
@@ -53,6 +58,10 @@ def _breath(steps, low, high):
 
 BREATH = _breath(32, BREATH_LOW, FULL)   # 32-entry table; one entry per BREATH_STEP_MS
 BREATH_STEP_MS = const(60)               # ~1.9 s per breath
+# The hinted pit pulses three times as fast as the store breathes, so the two never look
+# alike; it stays at count-light levels, so the pit still reads as its count.
+HINT = _breath(16, BREATH_LOW, FULL)     # 16-entry table; one entry per HINT_STEP_MS
+HINT_STEP_MS = const(40)                 # ~0.64 s per pulse
 
 
 def kind_led(kind, seat):
@@ -65,6 +74,8 @@ def kind_led(kind, seat):
         return VIOLET_LED
     if kind == counts.FIVE:
         return PINK_LED
+    if kind == counts.WARN:
+        return WARN_LED
     return (0, 0, 0)
 
 
@@ -78,12 +89,15 @@ def kind_srgb(kind, seat):
         return VIOLET_SRGB
     if kind == counts.FIVE:
         return PINK_SRGB
+    if kind == counts.WARN:
+        return WARN_SRGB
     return (0, 0, 0)
 
 
 # Candidates for classify(): (kind, r, g, b); every seat colour reads as ONE.
 _CANDIDATES = ((counts.TEN,) + WHITE_LED, (counts.FIFTY,) + VIOLET_LED,
-               (counts.FIVE,) + PINK_LED) + tuple((counts.ONE,) + c for c in SEAT_LED)
+               (counts.FIVE,) + PINK_LED, (counts.WARN,) + WARN_LED) + \
+    tuple((counts.ONE,) + c for c in SEAT_LED)
 
 
 def classify(r, g, b, frame_max):
