@@ -2,7 +2,7 @@
 
 Starts `.venv/bin/micropython -X heapsize=N firmware/main.py` as docs/architecture.md §4 says
 (cwd = a flash directory holding profile.json, MICROPYPATH = the sim fakes then firmware/lib,
-stdin/stdout = the serial line) and talks JSON lines to it. A reader thread collects every
+both compiled to .mpy as the launcher does, stdin/stdout = the serial line) and talks JSON lines to it. A reader thread collects every
 line the board sends, so a test can wait with a timeout instead of blocking forever.
 
     with Board("duo") as b:
@@ -15,18 +15,34 @@ import queue
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST_TOOLS = os.path.join(ROOT, "host_tools")
+if HOST_TOOLS not in sys.path:
+    sys.path.insert(0, HOST_TOOLS)
+from mancala_host.sim import mpy_lib  # noqa: E402
+
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 MAIN = os.path.join(ROOT, "firmware", "main.py")
-FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
-LIB = os.path.join(ROOT, "firmware", "lib")
+FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")  # the sources
+LIB = os.path.join(ROOT, "firmware", "lib")                                # the sources
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 HEAP = "1M"  # the memory tests use less: tests/test_board_memory.py
 TIMEOUT = 20.0  # seconds; only ever reached when something is broken
+
+
+def micropypath(source=None):
+    """MICROPYPATH for the board, as the launcher builds it: the fakes, then the firmware's
+    lib, both compiled to .mpy as on a Pico (source=True, or MANCALA_SIM_SOURCE=1: the
+    sources, which need more heap while importing)."""
+    if source is None:
+        source = mpy_lib.from_source()
+    return os.pathsep.join([mpy_lib.fakes_path(ROOT, source), ".frozen",
+                            mpy_lib.firmware_path(ROOT, source)])
 
 
 class BoardGone(Exception):
@@ -35,7 +51,8 @@ class BoardGone(Exception):
 
 class Board:
     def __init__(self, profile="duo", flash=None, heapsize=HEAP, touch=False, frames=False,
-                 chips=None):
+                 chips=None, source=None):
+        self.source = source
         self.own_flash = flash is None
         self.flash = flash or tempfile.mkdtemp(prefix="mancala-flash-")
         self.profile = profile
@@ -54,7 +71,7 @@ class Board:
         if not os.path.exists(target):
             shutil.copy(os.path.join(PROFILES, self.profile + ".json"), target)
         env = dict(os.environ)
-        env["MICROPYPATH"] = FAKES + os.pathsep + LIB
+        env["MICROPYPATH"] = micropypath(self.source)
         for key, value in (("MANCALA_SIM_TOUCH", self.touch_path),
                            ("MANCALA_SIM_FRAMES", self.frames_path),
                            ("MANCALA_SIM_CHIPS", self.chips)):

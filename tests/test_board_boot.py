@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 
-from boardsim import Board, FAKES, LIB, MAIN, MICROPYTHON
+from boardsim import Board, MAIN, MICROPYTHON, micropypath
 
 
 def _write(flash, name, text):
@@ -80,7 +80,7 @@ def test_saved_game_the_board_cannot_seat(tmp_path):
 
 def test_broken_profile_is_named_and_nothing_runs(tmp_path):
     _write(str(tmp_path), "profile.json", '{"format": "mancala-profile/1", "name": "x"}')
-    env = dict(os.environ, MICROPYPATH=FAKES + os.pathsep + LIB)
+    env = dict(os.environ, MICROPYPATH=micropypath())
     out = subprocess.run([MICROPYTHON, "-X", "heapsize=1M", MAIN], cwd=str(tmp_path), env=env,
                          input=b"", capture_output=True, timeout=30)
     (line,) = out.stdout.decode().splitlines()

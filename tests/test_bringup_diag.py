@@ -1,114 +1,59 @@
-"""`mancala-board diag` (host_tools/mancala_host/bringup.py) against a board process running
-the real self-test (firmware/lib/selftest) under the MicroPython unix port on the virtual
-hardware (sim fakes: MPR121 models on the fake I2C, WS2812 frames captured). The board side
-here is the app's diag wiring in miniature: profile, drivers, SelfTest, Protocol with `diag`.
-Issue 6: the scan names a missing chip, the walk's frames follow the chain order, the readout
-shows a touch, calibration survives a restart of the board."""
+"""`mancala-board diag` (host_tools/mancala_host/bringup.py) against the real firmware
+(firmware/main.py: the app with selftest.Bringup wired as `diag`) under the MicroPython unix
+port on the virtual hardware (sim fakes: MPR121 models on the fake I2C, WS2812 frames
+captured), started by tests/boardsim.Board. Issue 6: the scan names a missing chip, the walk's
+frames follow the chain order, the readout shows a touch, calibration survives a restart."""
 import argparse
 import io
 import json
 import os
 import queue
-import subprocess
-import threading
 
 import pytest
 
-from conftest import FIRMWARE_LIB, MICROPYTHON, ROOT
 import fakeport  # noqa: F401  puts host_tools on sys.path
+from boardsim import Board, PROFILES
 
 from mancala_host import bringup
 from mancala_host.client import Client
-from mancala_host.errors import BoardError
+from mancala_host.errors import BoardError, PortLost
 from mancala_host.transport import Transport
-
-FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
-PROFILES = os.path.join(ROOT, "hardware", "profiles")
-
-BOARD = r'''
-import sys
-import machine
-import profile
-from time import ticks_ms
-from drivers.mpr121 import MPR121Group
-from drivers.ws2812 import WS2812
-from protocol import Protocol
-from selftest import Bringup
-
-p = profile.load(sys.argv[1])
-i2c = machine.I2C(p.i2c_id, scl=machine.Pin(p.scl), sda=machine.Pin(p.sda), freq=p.i2c_freq)
-pads = MPR121Group(i2c, p.pad_chips)
-leds = WS2812([c[0] for c in p.chains], [c[1] for c in p.chains])
-flash = sys.argv[2]
-bringup = Bringup(p, pads, leds, flash, log=lambda text: sys.stderr.write(text + "\n"))
-
-
-def write(text):
-    sys.stdout.write(text)
-
-
-def hello(req):
-    return {"protocol": 1, "firmware": "selftest-board", "board": p.name}
-
-
-proto = Protocol(write, {"hello": hello, "diag": bringup.command})
-while True:
-    line = sys.stdin.readline()
-    if not line:
-        break
-    if bringup.active():
-        bringup.step(ticks_ms())  # the app's main loop does this between lines
-    for b in line.encode():
-        proto.feed(b)
-'''
 
 
 class BoardLine(Transport):
-    """The board process's stdin/stdout as a transport."""
+    """The serial line of a boardsim.Board (the real firmware) as a transport."""
 
-    name = "selftest-board"
+    name = "sim-board"
 
     def __init__(self, tmp_path, profile="duo", chips=None):
-        script = tmp_path / "board.py"
-        script.write_text(BOARD)
-        self.touch = tmp_path / "touch.txt"
-        self.touch.touch()
-        self.frames = tmp_path / "frames.jsonl"
-        env = dict(os.environ)
-        env["MICROPYPATH"] = os.pathsep.join([FAKES, FIRMWARE_LIB])
-        env["MANCALA_SIM_TOUCH"] = str(self.touch)
-        env["MANCALA_SIM_FRAMES"] = str(self.frames)
-        if chips:
-            env["MANCALA_SIM_CHIPS"] = chips
-        self.proc = subprocess.Popen(
-            [MICROPYTHON, "-X", "heapsize=2M", str(script),
-             os.path.join(PROFILES, profile + ".json"), str(tmp_path) + "/"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=str(tmp_path), env=env)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip(b"\n"))
+        flash = str(tmp_path / "flash")
+        os.makedirs(flash, exist_ok=True)
+        self.board = Board(profile, flash=flash, touch=True, frames=True, chips=chips).start()
+        self.touch = self.board.touch_path
+        self.frames = self.board.frames_path
 
     def write_line(self, data):
-        self.proc.stdin.write(data + b"\n")
-        self.proc.stdin.flush()
+        self.board.send_raw(data + b"\n")
 
     def read_line(self, timeout):
         try:
-            return self.lines.get(timeout=timeout)
+            raw = self.board.lines.get(timeout=timeout)
         except queue.Empty:
             return None
+        if raw is None:
+            self.board.lines.put(None)
+            raise PortLost("the board ended: %s" % self.board.stderr_text()[-500:])
+        return raw.rstrip(b"\n")
+
+    def frames_size(self):
+        return os.path.getsize(self.frames) if os.path.exists(self.frames) else 0
 
     def put_touch(self, text):
         with open(self.touch, "a") as f:
             f.write(text + "\n")
 
     def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
+        self.board.close()
 
 
 def _client(line):
@@ -146,15 +91,24 @@ def test_scan_names_the_missing_pad_controller(tmp_path):
 def test_walk_frames_follow_the_chain_order(tmp_path):
     line = BoardLine(tmp_path, profile="quad")
     shown = []
+    begin = line.frames_size()  # the game's frames before the walk are not part of it
+    end = []
+
+    def wait(text, seconds):
+        shown.append(text)
+        end[:] = [line.frames_size()]  # after the last step comes `stop`: the game again
+
     try:
-        code, out = _run(line, _args("walk"), wait=lambda text, s: shown.append(text))
+        code, out = _run(line, _args("walk"), wait=wait)
     finally:
         line.close()
     assert code == 0 and out.endswith("Walk done.\n")
     # the order the frames light the rings in: (pin, index of the white marker)
     lit = []
     with open(line.frames) as f:
-        for row in f:
+        f.seek(begin)
+        text = f.read(end[0] - begin)
+        for row in text.splitlines():
             frame = json.loads(row)
             px = bytes.fromhex(frame["grb"])
             for i in range(len(px) // 3):
@@ -242,3 +196,28 @@ def test_unknown_pad_is_one_sentence(tmp_path):
     finally:
         line.close()
     assert str(e.value).startswith("This board has no pad 0.9; its pads are 0.1, 0.2,")
+
+
+def test_pads_do_not_play_during_a_walk(tmp_path):
+    line = BoardLine(tmp_path)
+    b = line.board
+    try:
+        before = b.ok("state")["state"]
+        assert b.ok("diag", action="walk", period_ms=5000)["steps"] == 16
+        line.put_touch("5a 2 1")  # a finger on pad 0.3 during the walk
+        for _ in range(50):  # until the board's chip has seen it
+            if {r[0]: r[3] for r in b.ok("diag", action="readout")["pads"]}["0.3"]:
+                break
+        else:
+            raise AssertionError("the touch never reached the MPR121 model")
+        line.put_touch("5a 2 0")
+        for _ in range(50):
+            if not {r[0]: r[3] for r in b.ok("diag", action="readout")["pads"]}["0.3"]:
+                break
+        assert b.ok("state")["state"] == before and not b.take_events("move")
+        assert b.ok("diag", action="stop")["active"] is False
+        b.touch(0x5A, 2)  # the same pad after `stop` plays: Kalah seats 0.2-0.7, so pit 2
+        move = b.wait_event("move")
+        assert (move["seat"], move["pit"], move["source"]) == (0, 2, "pad")
+    finally:
+        line.close()

@@ -17,7 +17,6 @@ from test_sim_helpers import ROOT, echo_main, sim_command, sim_env, start_sim
 from mancala_host.sim import launcher
 
 serial = pytest.importorskip("serial")
-FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
 LIB = os.path.join(ROOT, "firmware", "lib")
 REAL_MAIN = os.path.join(ROOT, "firmware", "main.py")
 
@@ -112,12 +111,24 @@ def test_stdio_runs_the_board_in_the_flash_dir_with_the_fakes_first(tmp_path):
     boot = lines[0]
     assert os.path.realpath(boot["cwd"]) == os.path.realpath(str(flash))
     path = boot["path"]
-    assert path.index(FAKES) < path.index(LIB), path
-    assert ".frozen" in path                     # asyncio and friends stay importable
+    # the firmware's lib as the board has it: compiled .mpy files, in a cache under build/
+    lib = os.path.join(ROOT, "build", "sim", "lib")
+    assert os.path.isfile(os.path.join(lib, "app", "__init__.mpy"))
+    fakes = [p for p in path if os.path.isfile(os.path.join(p, "machine.mpy"))
+             or os.path.isfile(os.path.join(p, "machine.py"))]
+    assert fakes and path.index(fakes[0]) < path.index(lib), path
+    assert LIB not in path and ".frozen" in path  # asyncio and friends stay importable
     with open(os.path.join(ROOT, "hardware", "profiles", "duo.json")) as f:
         assert boot["profile"] == f.read()
     assert (flash / "profile.json").exists()
     assert {"echo": "hello"} in lines
+
+
+def test_source_runs_firmware_lib_itself(tmp_path):
+    proc, lines = run_stdio(tmp_path, "--source", stdin="hello\n")
+    assert proc.returncode == 0, proc.stderr
+    path = lines[0]["path"]
+    assert LIB in path and os.path.join(ROOT, "build", "sim", "lib") not in path, path
 
 
 def test_stdio_profile_heapsize_and_missing_chip(tmp_path):
@@ -162,7 +173,7 @@ def test_stdio_pid_is_the_board_so_sigkill_is_a_power_cut(tmp_path):
         next_line(proc)
         with open("/proc/%d/cmdline" % proc.pid, "rb") as f:
             cmdline = f.read().split(b"\0")
-        assert b"heapsize=192k" in cmdline and echo_main(tmp_path).encode() in cmdline
+        assert b"heapsize=" + launcher.DEFAULT_HEAPSIZE.encode() in cmdline and echo_main(tmp_path).encode() in cmdline
     finally:
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(10) == -signal.SIGKILL

@@ -7,16 +7,18 @@ then saves it to flash, and only then sends its events; the protocol's answer fo
 events. So anything acknowledged over serial is on the flash (docs/protocol.md §7).
 
 Pads arrive as touch events (kind, position id) and are turned into the same actions here;
-app.menu holds the board-only settings menu. The main loop lives in app.loop; main() below
-builds everything from the profile and runs it.
+app.menu holds the board-only settings menu, imported when a menu opens and forgotten when it
+closes (its heap is the game's the rest of the time). The main loop lives in app.loop; main()
+below builds everything from the profile and runs it.
 """
+
+import sys
 
 from mancala import IllegalMove
 
 import storage
 from app import config as configs
 from app.session import Session, FORMAT as GAME_FORMAT
-from app.menu import Menu
 from app.autoplay import Autoplay
 
 try:
@@ -258,6 +260,7 @@ class App:
             except CommandError as e:
                 self._refuse(pos, seat, 0, e.message)
         elif kind == "long":
+            from app.menu import Menu
             self.menu = Menu(self, seat, pos, now)
             self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
 
@@ -271,6 +274,7 @@ class App:
         if self.menu is not None:
             seat = self.menu.seat
             self.menu = None
+            forget("app.menu")
             self.display.set_state(self.state())
             self.emit("menu", {"open": False, "seat": seat})
 
@@ -284,6 +288,18 @@ class App:
             self.menu.tick(now)
         self.autoplay.tick(now)
         self.display.tick(now)
+
+
+def forget(name):
+    """Drops a module used only now and then (name "package.module"), so the heap it holds
+    can be collected; importing it again loads it again."""
+    # dict.pop, not del/delattr: MicroPython keeps a deleted attribute's value in its table
+    # slot (so the module would stay reachable); a popped dict entry is cleared.
+    sys.modules.pop(name, None)
+    package, _, leaf = name.rpartition(".")
+    parent = sys.modules.get(package)
+    if parent is not None:
+        parent.__dict__.pop(leaf, None)
 
 
 def _sentence(e):

@@ -5,7 +5,7 @@ from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, need_int
 from mancala import VARIANTS
 
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
-         "hint", "demo")
+         "hint", "demo", "diag")  # diag: app.loop adds selftest.Bringup's handler
 HINT_MS = 500  # a hint blocks the board while it thinks, so it thinks briefly
 
 

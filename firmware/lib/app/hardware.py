@@ -64,4 +64,7 @@ def _display(profile):
         return NullDisplay()
     pins = [pin for pin, _ in profile.chains]
     lengths = [leds for _, leds in profile.chains]
-    return Display(profile, WS2812(pins, lengths))
+    leds = WS2812(pins, lengths)
+    display = Display(profile, leds)
+    display.leds = leds  # the self-test draws its LED walk straight into the output
+    return display

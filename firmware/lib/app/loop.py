@@ -42,8 +42,8 @@ def _write(text):
 
 
 def run(flash=""):
-    # One import at a time with a collection between: compiling a module from source needs
-    # far more heap for a moment than the module keeps, and these peaks must not stack up.
+    # One import at a time with a collection between: these peaks must not stack up (as
+    # .mpy they are small; from source the compiler briefly needs several times a module).
     import profile as profiles
     gc.collect()
     try:
@@ -53,6 +53,8 @@ def run(flash=""):
         _write('{"event": "log", "level": "error", "message": "The board profile %s could '
                'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
         return
+    profiles.release_checks()  # checked once: the checks' heap goes back to the game
+    prof.compact()
     gc.collect()
     from app import App
     gc.collect()
@@ -65,12 +67,19 @@ def run(flash=""):
     pads, display, wdt = build(prof)
     gc.collect()
     touch = Touch(prof.pad_chips, prof.pad_position)
-    proto = Protocol(_write, {}, None)
+    proto = Protocol(_write, {}, None, sys.stdout)
     app = App(prof, display, proto.event, flash)
     proto.commands = table(app)
     proto._on_error = lambda e: _report(proto, e)
     app.boot()
-    loop(app, proto, pads, touch, wdt)
+    gc.collect()
+    from selftest import Bringup
+    bringup = Bringup(prof, pads, getattr(display, "leds", None), flash,
+                      log=lambda text: app.log("warning", text),
+                      on_stop=lambda: display.set_state(app.state()))
+    proto.commands["diag"] = bringup.command
+    gc.collect()
+    loop(app, proto, pads, touch, wdt, bringup)
 
 
 def _report(proto, e):
@@ -80,7 +89,7 @@ def _report(proto, e):
         sys.print_exception(e, sys.stderr)
 
 
-def loop(app, proto, pads, touch, wdt):
+def loop(app, proto, pads, touch, wdt, bringup=None):
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     poller.register(sys.stdin, select.POLLIN)
@@ -109,11 +118,18 @@ def loop(app, proto, pads, touch, wdt):
             if not line_open:
                 return
             now = ticks_ms()
-            if ticks_diff(now, next_pad) >= 0:
+            if bringup is not None and bringup.active():
+                # Self-test mode: it owns the pads and the LEDs until `diag stop`.
                 next_pad = ticks_add(now, PAD_MS)
-                for kind, pos in touch.update(pads.poll(), now):
-                    app.touch(kind, pos, now)
-            app.tick(now)
+                bringup.step(now)
+            else:
+                if ticks_diff(now, next_pad) >= 0:
+                    next_pad = ticks_add(now, PAD_MS)
+                    masks = pads.poll()
+                    if bringup is None or not bringup.gesture(masks, now):
+                        for kind, pos in touch.update(masks, now):
+                            app.touch(kind, pos, now)
+                app.tick(now)
             failing = 0
         except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
             failing += 1

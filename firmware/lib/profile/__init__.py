@@ -16,9 +16,33 @@
     s.position(seat, pit) -> id (pit 0 = store); s.store(seat); s.sides; s.used
     s.seat_pit(id) -> (seat, pit) | (seat, 0) for a store | None when unused
     profile.can_seat(p, rules_dict) -> sentence or None   # rules: variant, players, pits
+    profile.release_checks()   # the board checks once at boot, then gives their heap back
+    p.compact()                # the board drops the host-only tables (xy_mm, geometry, place)
 
 docs/profiles.md describes the file format, the checks and the power model.
 """
+import sys
+
 from .board import Profile, position_id, position_ids
-from .checks import FORMAT, check, load
 from .seating import Seating, can_seat, seat_error, seat_sides, seating
+
+FORMAT = "mancala-profile/1"  # checks.py refuses any other
+
+
+def check(d):
+    """Checks a parsed profile dict: a Profile, or ValueError naming the field."""
+    from .checks import check as run
+    return run(d)
+
+
+def load(path):
+    """Reads and checks the profile at path: a Profile, or ValueError naming the field."""
+    from .checks import load as run
+    return run(path)
+
+
+def release_checks():
+    """Forgets the checks module (about 10 KB of heap on the board, needed only at boot);
+    check() and load() import it again if they are called later."""
+    sys.modules.pop(__name__ + ".checks", None)
+    globals().pop("checks", None)  # the import system also set it on the package

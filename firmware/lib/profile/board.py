@@ -73,6 +73,15 @@ class Profile:
         return "<Profile %s: %d sides of %d pits, %d LEDs>" % (
             self.name, self.sides, self.pits_per_side, self.total_leds)
 
+    def compact(self):
+        """Drops the tables only the host tool uses (xy_mm, geometry, place, title): about
+        6 KB of the board's heap on quad. Set to None rather than deleted: MicroPython keeps
+        a deleted attribute's value in the instance's table, still reachable."""
+        self.xy_mm = None
+        self.geometry = None
+        self.place = None
+        self.title = None
+
     def store_id(self, side):
         return position_id(side, 0)
 

@@ -9,7 +9,7 @@ import json
 
 from .board import Profile, position_ids
 
-FORMAT = "mancala-profile/1"
+FORMAT = "mancala-profile/1"  # also in profile/__init__.py, which must not import this module
 ADDRESSES = (0x5A, 0x5B, 0x5C, 0x5D)  # the four MPR121 ADDR-pin choices
 GPIO_LAST = 29                         # RP2040 has GP0..GP29
 MAX_RING_LEDS = 64

@@ -46,18 +46,28 @@ def _clean(v, depth=0):
 
 
 class Protocol:
-    def __init__(self, write, commands, on_error=None):
+    def __init__(self, write, commands, on_error=None, stream=None):
         """write(str) sends text on the line; commands maps a name to handler(request) -> dict;
-        on_error(exc) is told of an unexpected exception in a handler."""
+        on_error(exc) is told of an unexpected exception in a handler. stream (optional, the
+        board's sys.stdout): lines are encoded straight into it, with no string of the line."""
         self._write = write
+        self._stream = stream
         self.commands = commands
         self._on_error = on_error
         self.reader = LineReader(MAX_LINE)
 
     def send(self, obj):
-        # Two writes rather than a concatenated copy of a line that may hold a whole state.
-        self._write(json.dumps(obj))
-        self._write("\n")
+        if self._stream is None:
+            # Two writes rather than a concatenated copy of a line that may hold a state.
+            self._write(json.dumps(obj))
+            self._write("\n")
+            return
+        # A line with a whole state is a few KB; encoding it into the stream piece by piece
+        # needs no block that big, which a fragmented heap may not have.
+        try:
+            json.dump(obj, self._stream)
+        finally:
+            self._write("\n")  # even after a failure, the next line starts clean
 
     def event(self, name, fields):
         fields["event"] = name

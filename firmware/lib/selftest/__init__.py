@@ -9,6 +9,9 @@ the self-test is first used, so a board that is only playing keeps that heap:
     main loop:  if bringup.active(): bringup.step(now)           # instead of touch + display
                 else: masks = pads.poll(); bringup.gesture(masks, now); ... as before
 
+Its modules are forgotten again once they are done (calibration.py after boot, the rest when
+the self-test stops), so their heap comes back for the game; using them again re-imports them.
+
 The gesture: every store pad held at once within BOOT_WINDOW_MS of power-up starts the
 self-test with the walk stepping by itself. (Not "held while powering up": the MPR121 learns
 its baseline from the first samples, so a finger already there at power-up is never seen.)
@@ -25,8 +28,21 @@ except ImportError:  # CPython
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
+import sys
+
 CALIBRATION_FILE = "calibration.json"
 BOOT_WINDOW_MS = 10000
+PARTS = ("diag", "core", "walk", "calibration")  # selftest.* modules built on use
+
+
+def _forget(names):
+    """Drops selftest.<name> modules, so the heap they hold can be collected."""
+    package = globals()
+    for name in names:
+        # dict.pop, not delattr: MicroPython keeps a deleted attribute's value in its table
+        # slot, so the module would stay reachable.
+        sys.modules.pop(__name__ + "." + name, None)
+        package.pop(name, None)
 
 
 def wants_selftest(profile, masks):
@@ -59,14 +75,22 @@ class Bringup:
         if problem and log is not None:
             log(problem)
         apply_calibration(pads, data)
+        _forget(("calibration",))
 
     def selftest(self):
         if self.st is None:
             from selftest.core import SelfTest
 
             self.st = SelfTest(self.profile, self.pads, self.leds,
-                               calibration_path=self.path, on_stop=self.on_stop)
+                               calibration_path=self.path, on_stop=self._stopped)
         return self.st
+
+    def _stopped(self):
+        # The self-test is over: let it go, and the app repaint the game.
+        self.st = None
+        _forget(PARTS)
+        if self.on_stop is not None:
+            self.on_stop()
 
     def command(self, req):
         """The protocol handler of `diag` (request dict -> answer fields)."""

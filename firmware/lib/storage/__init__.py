@@ -4,6 +4,10 @@ save() writes a temporary file and renames it over the old one, so a power cut l
 the old file or the new one, never a half-written one. load() never raises: a missing file is
 (None, None); an unreadable or corrupt one is (None, "<one sentence saying so>"), so the caller
 can report it and fall back to defaults without stopping the boot.
+
+Both stream the JSON to and from the file rather than through one string of the whole
+document: a saved game late in a long game is a few KB, and on a fragmented heap one block
+that size may not be there when many small ones are.
 """
 
 import json
@@ -13,10 +17,9 @@ import os
 def save(path, obj):
     """Writes obj as JSON to path atomically. Raises OSError if the flash cannot be written."""
     tmp = path + ".tmp"
-    text = json.dumps(obj)
     f = open(tmp, "w")
     try:
-        f.write(text)
+        json.dump(obj, f)  # a failure here leaves the old file: the rename never happens
     finally:
         f.close()
     # rename() replaces the old file in one step on littlefs and POSIX alike.
@@ -33,10 +36,9 @@ def load(path, kind="mancala"):
         return None, "%s could not be opened; defaults are used." % path
     try:
         try:
-            text = f.read()
+            obj = json.load(f)
         finally:
             f.close()
-        obj = json.loads(text)
     except (OSError, ValueError, UnicodeError, MemoryError):
         return None, "%s could not be read (corrupt); it was replaced by defaults." % path
     if not isinstance(obj, dict) or obj.get("format") != kind:

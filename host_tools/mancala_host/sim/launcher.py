@@ -18,7 +18,9 @@ import shutil
 import sys
 import tempfile
 
-DEFAULT_HEAPSIZE = "192k"   # the Pico's GC heap is ~228 KB; stay under it with some margin
+from . import mpy_lib
+
+DEFAULT_HEAPSIZE = "256k"  # see docs/sim.md "Heap": what the firmware needs here, with margin
 DEFAULT_LINK = "mancala-sim.pty"
 PASS_THROUGH = ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES")
 
@@ -52,6 +54,9 @@ def _parser():
                    help="board profile from hardware/profiles (default duo)")
     p.add_argument("--main", metavar="FILE",
                    help="run FILE instead of firmware/main.py (for testing the sim itself)")
+    p.add_argument("--source", action="store_true",
+                   help="run firmware/lib and the fakes from source instead of the compiled "
+                        ".mpy cache (for debugging; needs a bigger heap)")
     p.add_argument("--missing-chip", metavar="ADDR", action="append", default=[],
                    help="start with this MPR121 unplugged, e.g. 0x5B (repeatable)")
     return p
@@ -154,11 +159,16 @@ class Setup:
         except OSError as e:
             raise UsageError("cannot use %s as the flash directory: %s"
                              % (self.flash, e.strerror or e))
-        fakes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")
         env = dict(os.environ)
+        # The board runs .mpy files (deploy), so the sim does too: no compiler peaks at import.
+        source = args.source or mpy_lib.from_source()
+        try:
+            fakes = mpy_lib.fakes_path(self.root, source)
+            lib = mpy_lib.firmware_path(self.root, source)
+        except (mpy_lib.BuildError, OSError) as e:
+            raise UsageError(str(e))
         # .frozen keeps the port's frozen modules (asyncio) importable, as on the board.
-        env["MICROPYPATH"] = os.pathsep.join(
-            [fakes, ".frozen", os.path.join(self.root, "firmware", "lib")])
+        env["MICROPYPATH"] = os.pathsep.join([fakes, ".frozen", lib])
         if chips is not None:
             env["MANCALA_SIM_CHIPS"] = chips
         self.env = env
