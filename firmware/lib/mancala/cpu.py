@@ -40,9 +40,15 @@ EXTRA_COST = 2
 RIVAL_COST = 2
 TT_BITS = 11  # 2048 entries x 2 int32 arrays = 16 KB
 
-# level: (max depth, leaf noise amplitude, percent of random moves, transposition table)
-LEVELS = {1: (1, 32, 70, False), 2: (1, 0, 10, False), 3: (3, 0, 0, False),
-          4: (5, 0, 0, False), 5: (MAX_PLY - 2, 0, 0, True)}
+# level: (max depth, leaf noise amplitude, percent of random moves, transposition table,
+# percent of the budget used)
+LEVELS = {1: (1, 32, 70, False, 100), 2: (1, 0, 10, False, 100), 3: (3, 0, 0, False, 100),
+          4: (5, 0, 0, False, 100), 5: (MAX_PLY - 2, 0, 0, True, 100)}
+# In Basic a fixed depth hardly helps (measured: 2-5 plies scored 50-56% against level 2),
+# but the level-5 search on a share of the budget does, so levels 3-4 are that (8% and
+# 15%), and level 2 plays 20% random moves so that level 3 stays clearly ahead of it.
+BASIC_LEVELS = {2: (1, 0, 20, False, 100), 3: (MAX_PLY - 2, 0, 0, True, 8),
+                4: (MAX_PLY - 2, 0, 0, True, 15)}
 
 _tt = None
 _work = None
@@ -111,9 +117,14 @@ class Search:
         if game.over:
             raise ValueError("the game is over: there is no move to choose")
         self.started = ticks_ms()
-        # The clock is read every 16 nodes (a few ms on the Pico) and the last step() returns
-        # after that: stopping 1/50 of the budget early keeps the whole call inside it.
-        self.deadline = ticks_add(self.started, budget_ms - budget_ms // 50)
+        maxd, self.noise, rnd, use_tt, share = \
+            LEVELS[level] if game.kalah or level not in BASIC_LEVELS else BASIC_LEVELS[level]
+        budget_ms = budget_ms * share // 100
+        if max_nodes:
+            max_nodes = max(1, max_nodes * share // 100)
+        # The clock is read every 4 nodes (~2 ms on the Pico) and the last step() returns
+        # after that: stopping 1/25 of the budget early keeps the whole call inside it.
+        self.deadline = ticks_add(self.started, budget_ms - budget_ms // 25)
         self.max_nodes = max_nodes
         moves = game.legal_moves()
         self.best = moves[0]
@@ -123,7 +134,6 @@ class Search:
         self.timed_out = False
         self.done = False
         rng = Rng(self.started if seed is None else seed)
-        maxd, self.noise, rnd, use_tt = LEVELS[level]
         self.noise_salt = rng.below(256)
         self.maxd = maxd
         if len(moves) == 1 or rng.below(100) < rnd:
