@@ -86,7 +86,8 @@ def _workspace(game):
         m = MAX_PLY + 1
         _work = (shape, None, [bytearray(n) for _ in range(m)], [[0] * n for _ in range(m)],
                  bytearray(m), bytearray(m), [0] * m, [0] * m, [0] * m, [0] * m, [0] * m,
-                 bytearray(m), bytearray(m), [0] * m, bytearray(m), [0] * 32, bytearray(m))
+                 bytearray(m), bytearray(m), [0] * m, bytearray(m), [0] * 32, bytearray(m),
+                 bytearray(m))
     return _work
 
 
@@ -153,10 +154,12 @@ class Search:
         self.bd = SearchBoard(game, MAX_PLY, w[1])
         _work = w[:1] + (self.bd,) + w[2:]
         (self.mv, self.sc, self.cnt, self.idx, self.dep, self.alpha, self.beta, self.alpha0,
-         self.bestv, self.bestm, self.pov, self.key, self.killer, self.hist, self.lazy) = w[2:]
+         self.bestv, self.bestm, self.pov, self.key, self.killer, self.hist, self.lazy,
+         self.nw) = w[2:]
         for i in range(MAX_PLY + 1):
             self.killer[i] = 0
             self.lazy[i] = 0
+            self.nw[i] = 0
         for i in range(32):
             self.hist[i] = 0
         self.bestv[0] = -INF

@@ -39,6 +39,7 @@ _RET = const(1)   # the move made at ply d returned the value v (d's point of vi
 _BIAS = const(32768)
 KALAH_THREAT = 2
 BASIC_THREAT = 0
+BASIC_HIST = 0
 _CHECK = const(3)  # look at the clock every 4 nodes (~2 ms on the Pico)
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
@@ -67,6 +68,7 @@ def run(s, stop):
     killer = s.killer
     hist = s.hist
     lazy = s.lazy
+    nw = s.nw
     tt = s.tt
     tkey = tdat = None
     tmask = s.tmask
@@ -144,6 +146,9 @@ def run(s, stop):
                     return False
             m = mv[d][i]
             idx[d] = i + 1
+            # 2: this move failed high on a null window and is searched again in full.
+            full = nw[d]
+            nw[d] = 0
             # make: snapshot, then sow
             sb[d][:] = b
             sh[d] = h
@@ -238,12 +243,19 @@ def run(s, stop):
                 pc = team[t]
                 pov[c] = pc
                 dep[c] = dc
+                a = alpha[d]
+                k = beta[d]
+                if i and full != 2 and k - a > 1:
+                    # PVS: after the first move, only prove that a move is no better than
+                    # alpha (a null window, cheaper); if it is, search it again in full.
+                    k = a + 1
+                    nw[d] = 1
                 if pc == pov[d]:
-                    alpha[c] = alpha[d]
-                    beta[c] = beta[d]
+                    alpha[c] = a
+                    beta[c] = k
                 else:
-                    alpha[c] = -beta[d]
-                    beta[c] = -alpha[d]
+                    alpha[c] = -k
+                    beta[c] = -a
                 d = c
                 ttm = 0
                 if tt:
@@ -287,6 +299,13 @@ def run(s, stop):
             bd.restore_rare(d)
             nxt = bd.nxt
             nseat = bd.nseat
+        if nw[d]:
+            if alpha[d] < v < beta[d]:
+                nw[d] = 2
+                idx[d] -= 1
+                state = _NEXT
+                continue
+            nw[d] = 0
         if v > bestv[d]:
             bestv[d] = v
             m = mv[d][idx[d] - 1]
@@ -364,6 +383,10 @@ def order(s, d, t, ttm):
                 v = 2000
             elif k >= dist and (k - dist) % w == 0:
                 v = 200 + p
+            elif BASIC_HIST:
+                v = hist[t * 8 + p]
+                if v > 99:
+                    v = 99
             else:
                 v = k - dist + 1 if k >= dist else 0
         if pit == kl:
