@@ -20,7 +20,7 @@ import tempfile
 
 from . import mpy_lib
 
-DEFAULT_HEAPSIZE = "256k"  # see docs/sim.md "Heap": what the firmware needs here, with margin
+DEFAULT_HEAPSIZE = "320k"  # docs/sim.md "Heap": every feature (a CPU search on quad) with margin
 DEFAULT_LINK = "mancala-sim.pty"
 PASS_THROUGH = ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES")
 
@@ -48,7 +48,7 @@ def _parser():
     p.add_argument("--flash", metavar="DIR",
                    help="virtual flash directory, kept between runs (default: a temporary one)")
     p.add_argument("--heapsize", metavar="N", default=DEFAULT_HEAPSIZE,
-                   help="MicroPython heap, e.g. 160k (default %s, under the Pico's ~228 KB)"
+                   help="MicroPython heap, e.g. 160k (default %s; docs/sim.md says why)"
                    % DEFAULT_HEAPSIZE)
     p.add_argument("--profile", metavar="NAME", default="duo",
                    help="board profile from hardware/profiles (default duo)")
