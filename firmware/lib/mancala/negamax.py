@@ -38,8 +38,9 @@ _NEXT = const(0)  # try the next move of node d (or close node d)
 _RET = const(1)   # the move made at ply d returned the value v (d's point of view)
 _BIAS = const(32768)
 KALAH_THREAT = 2
-BASIC_THREAT = 0
-BASIC_HIST = 0
+# 3-4 players: after a rival's move the root moves again (only the next rival replies to
+# each of the root's moves), a best-reply style model; docs/cpu.md section 6.
+SKIP_RIVALS = 1
 _CHECK = const(3)  # look at the clock every 4 nodes (~2 ms on the Pico)
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
@@ -96,8 +97,8 @@ def run(s, stop):
     srare = bd.srare
     extra = s.extra_cost
     threat = KALAH_THREAT
-    bthreat = BASIC_THREAT if bd.players == 2 else 0
     rival = s.rival_cost
+    skip = SKIP_RIVALS and bd.players > 2
     last = len(dep) - 2
     nxt = bd.nxt
     nseat = bd.nseat
@@ -196,7 +197,7 @@ def run(s, stop):
                 nxt = bd.nxt
                 nseat = bd.nseat
             elif own[j] != sink:
-                t = nseat[mover]
+                t = root if skip and mover != root else nseat[mover]
             c = d + 1
             dc = dep[d] - (extra if t == mover else (2 if mover == root else rival))
             # Leaves: scored here, from the root's view, then handed back to d.
@@ -228,14 +229,6 @@ def run(s, stop):
                         v += g * threat if t == root else -g * threat
                 else:
                     v = static(bd, root)
-                    if bthreat:
-                        # The seat to move sheds one more stone with an extra move first.
-                        base = t * w
-                        for p in range(n):
-                            k = b[base + p]
-                            if k and k >= n - p and (k - n + p) % w == 0:
-                                v += bthreat if t == root else -bthreat
-                                break
                 if noise:
                     v += ((_NOISE[(h ^ nsalt) & 255] - 64) * noise) >> 6
             else:
@@ -383,10 +376,6 @@ def order(s, d, t, ttm):
                 v = 2000
             elif k >= dist and (k - dist) % w == 0:
                 v = 200 + p
-            elif BASIC_HIST:
-                v = hist[t * 8 + p]
-                if v > 99:
-                    v = 99
             else:
                 v = k - dist + 1 if k >= dist else 0
         if pit == kl:

@@ -59,6 +59,9 @@ class SearchBoard:
             h += game.board[i] * R[i]
         self.turn = game.turn
         self.over = game.over
+        # The search's model of 3-4 player turns (negamax.SKIP_RIVALS): a rival's move is
+        # followed by this seat's, not the next rival's. None: the real order.
+        self.skip_to = None
         self.places = bytearray(p)
         for s in range(p):
             q = game.places[s]
@@ -176,7 +179,8 @@ class SearchBoard:
             self.save_rare(ply)
             self.finish(mover)
         elif own[i] != size + self.players:
-            self.turn = self.nseat[mover]
+            skip = self.skip_to
+            self.turn = skip if skip is not None and mover != skip else self.nseat[mover]
 
     def save_rare(self, ply):
         self.srare[ply] = 1
