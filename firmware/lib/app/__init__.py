@@ -8,7 +8,8 @@ events. So anything acknowledged over serial is on the flash (docs/protocol.md Â
 
 Pads arrive as touch events (kind, position id) and are turned into the same actions here;
 app.menu holds the board-only settings menu, imported when a menu opens and forgotten when it
-closes (its heap is the game's the rest of the time). The main loop lives in app.loop; main()
+closes (its heap is the game's the rest of the time); app.config, which checks config
+changes, is loaded the same way for each check. The main loop lives in app.loop; main()
 below builds everything from the profile and runs it.
 """
 
@@ -17,7 +18,6 @@ import sys
 from mancala import IllegalMove
 
 import storage
-from app import config as configs
 from app.session import Session, FORMAT as GAME_FORMAT
 from app.autoplay import Autoplay
 
@@ -45,7 +45,7 @@ class App:
         self.emit = emit
         self.settings_path = flash + SETTINGS_FILE
         self.game_path = flash + GAME_FILE
-        self.config = configs.defaults(profile)
+        self.config = _configs().defaults(profile)
         self.session = None
         self.seating = None
         self.menu = None
@@ -61,7 +61,7 @@ class App:
         if problem:
             problems.append(problem)
         if saved is not None:
-            self.config, bad = configs.restore(saved.get("config"), self.profile)
+            self.config, bad = _configs().restore(saved.get("config"), self.profile)
             problems.extend(bad)
         if problem or (saved is not None and bad):
             self._save_settings()
@@ -82,6 +82,7 @@ class App:
         if not resumed:
             self._use(Session(self.config["rules"], 0))
             self._save_game()
+        forget("app.config")  # back when a config change or the menu needs it
         self.apply_display_settings()
         self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
                            "resumed": resumed})
@@ -121,7 +122,7 @@ class App:
     def set_config(self, patch, source, keep_menu=False):
         """Checks patch whole and applies it; CommandError(bad_config) if any part is wrong."""
         try:
-            new, warnings = configs.check(self.config, patch, self.profile)
+            new, warnings = self._check(patch)
         except ValueError as e:
             raise CommandError(BAD_CONFIG, str(e))
         if not keep_menu:
@@ -135,6 +136,15 @@ class App:
             self.apply_display_settings()
             self.emit("config", {"config": new, "source": source})
         return new, warnings
+
+    def _check(self, patch):
+        """app.config.check on the current config; the module is loaded for it and then
+        forgotten, unless the menu (which uses it too) is open."""
+        try:
+            return _configs().check(self.config, patch, self.profile)
+        finally:
+            if self.menu is None:
+                forget("app.config")
 
     def apply_display_settings(self):
         c = self.config
@@ -151,7 +161,7 @@ class App:
         players = self.config["rules"]["players"]
         if rules is not None:
             try:
-                checked, _ = configs.check(self.config, {"rules": rules}, self.profile)
+                checked, _ = self._check({"rules": rules})
             except ValueError as e:
                 raise CommandError(BAD_CONFIG, str(e))
             players = checked["rules"]["players"]
@@ -275,6 +285,7 @@ class App:
             seat = self.menu.seat
             self.menu = None
             forget("app.menu")
+            forget("app.config")  # the menu's check_rules held it
             self.display.set_state(self.state())
             self.emit("menu", {"open": False, "seat": seat})
 
@@ -288,6 +299,12 @@ class App:
             self.menu.tick(now)
         self.autoplay.tick(now)
         self.display.tick(now)
+
+
+def _configs():
+    # app.config checks changes; it is needed now and then, so it is not kept loaded.
+    from app import config
+    return config
 
 
 def forget(name):
