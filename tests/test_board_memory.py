@@ -33,8 +33,8 @@ def test_whole_game_at_the_sims_default_heap(profile, rules):
     _whole_game(profile, DEFAULT_HEAPSIZE, rules)
 
 
-@pytest.mark.xfail(reason="the smallest heap for a whole game is 188 KB on duo and 216 KB on "
-                          "quad (bench/board.py). Quad at boot keeps ~181 KB: sim fakes ~45 KB "
+@pytest.mark.xfail(reason="the smallest heap for a whole game is 180 KB on duo and 212 KB on "
+                          "quad (bench/board.py). Quad at boot keeps ~177 KB: sim fakes ~45 KB "
                           "(machine, rp2, I2C + MPR121 models), display ~34 KB, engine ~16 KB, "
                           "drivers ~13 KB, profile ~13 KB, app+protocol+storage+touch+selftest "
                           "~50 KB, qstrs and bytecode of all of it included", strict=False)
