@@ -249,6 +249,9 @@ class App:
         if where is not None and where[1] == 0:
             self._store_touch(kind, where[0], pos, now)
             return
+        if kind == "long" and self.session.game.over:
+            self.set_demo(True, "pad")  # hold any pit once a game is over: the CPU plays on
+            return
         if kind != "press":
             return
         if where is None:
@@ -264,7 +267,11 @@ class App:
             self._refuse(pos, seat, pit, e.message)
 
     def _store_touch(self, kind, seat, pos, now):
-        if kind == "double":
+        g = self.session.game
+        if kind == "press" and not g.over and seat == g.turn and \
+                self.config["seats"][seat]["kind"] == "human":
+            self.autoplay.start_hint()  # a tap on your store: which pit would the CPU play?
+        elif kind == "double":
             try:
                 self.undo("pad")
             except CommandError as e:

@@ -60,7 +60,9 @@ def table(app):
         if g.over:
             raise CommandError("illegal_move", "The game is over; there is no move to hint.")
         from mancala.cpu import choose_move
-        return {"seat": g.turn, "pit": choose_move(g, 5, HINT_MS)}
+        pit = choose_move(g, 5, HINT_MS)
+        app.display.hint(app.seating.position(g.turn, pit))  # it pulses until the next move
+        return {"seat": g.turn, "pit": pit}
 
     def demo(req):
         on = req.get("on", True)

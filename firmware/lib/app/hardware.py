@@ -34,6 +34,12 @@ class NullDisplay:
     def settings(self, brightness, power_limit_ma, animation_ms):
         pass
 
+    def countdown(self, seat, seconds_left):
+        pass  # the move timer's last seconds on seat's store; None clears it
+
+    def hint(self, pos):
+        pass  # pulse a suggested pit until the next move; None clears it
+
 
 def build(profile):
     """Returns (pads, display, wdt) for profile. pads.poll() gives a mask per chip in
