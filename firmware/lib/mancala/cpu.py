@@ -7,10 +7,11 @@
         poll_pads(); draw_leds()                          # app stays live between slices
     pit = s.best
 
-The search is an alpha-beta (negamax over two "teams": the root seat, and everyone else, which
-is the paranoid search for 3-4 player Basic) with iterative deepening, a deadline, move
-ordering and a transposition table. It runs on an explicit stack, not recursion, so it can stop
-after any node and resume in the next step(). docs/cpu.md explains the choices.
+The search is an alpha-beta with null windows (PVS; negamax over two "teams": the root seat,
+and everyone else, which is the paranoid search for 3-4 player Basic, there on best-reply
+turns) with iterative deepening, a deadline, move ordering and a transposition table. It runs
+on an explicit stack, not recursion, so it can stop after any node and resume in the next
+step(). docs/cpu.md explains the choices.
 """
 
 from mancala.searchboard import SearchBoard, RT
