@@ -230,7 +230,7 @@ def main(argv):
                   max(r[5] for r in rows), "moves", len(ms))
         return
     n_ref = 24 if quick else 200
-    n_lvl = 16 if quick else 100
+    n_lvl = 16 if quick else 200
     n_four = 24 if quick else 200
     t0 = time.time()
     print("measuring under MicroPython (calibration, node rate, move times, heap) ...",

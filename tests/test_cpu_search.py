@@ -87,3 +87,20 @@ def test_search_score_equals_minimax():
                 assert s.score == want, (rules, level, game.to_dict())
                 checked += 1
     assert checked > 40
+
+
+def test_table_is_emptied_when_the_rules_change():
+    # Kalah and Basic start from the same stones, which hash alike: a Kalah entry must not
+    # answer for a Basic position.
+    from mancala import cpu
+    kalah = Game(Rules.from_dict({"variant": "kalah"}))
+    Search(kalah, 5, 10 ** 6, seed=0, max_nodes=300).run()
+    keys, _ = cpu._table(kalah.rules)
+    assert any(keys)
+    basic = Game(Rules.from_dict({"variant": "basic"}))
+    keys, _ = cpu._table(basic.rules)
+    assert not any(keys)
+    Search(basic, 5, 10 ** 6, seed=0, max_nodes=300).run()
+    assert any(keys)
+    keys, _ = cpu._table(basic.rules)  # same rules: kept
+    assert any(keys)

@@ -39,6 +39,7 @@ EXTRA_COST = 2
 # In 3-4 player games a rival's move costs RIVAL_COST half plies, so that the root still
 # sees its own next move behind a round of rivals' replies.
 RIVAL_COST = 2
+BASIC_STEP = 2
 TT_BITS = 11  # 2048 entries x 2 int32 arrays = 16 KB
 
 # level: (max depth, leaf noise amplitude, percent of random moves, transposition table,
@@ -52,6 +53,7 @@ BASIC_LEVELS = {2: (1, 0, 20, False, 100), 3: (MAX_PLY - 2, 0, 0, True, 8),
                 4: (MAX_PLY - 2, 0, 0, True, 15)}
 
 _tt = None
+_tt_rules = None
 _work = None
 _owner = None  # the one Search that may use the shared arrays
 # Multi-player values are relative to the root seat (paranoid), so each root seat keys its
@@ -60,12 +62,20 @@ _owner = None  # the one Search that may use the shared arrays
 _ROOT_SALT = (0x15A5A5A5, 0x0C3C3C3C, 0x1F0F0F0F, 0x06969696)
 
 
-def _table():
-    global _tt
+def _table(rules):
+    """The transposition table, emptied when the rules change: the same stones score
+    differently in Kalah and Basic (and with other capture rules), and early positions of
+    the two variants hash alike."""
+    global _tt, _tt_rules
     if _tt is None:
         from array import array
         size = 1 << TT_BITS
         _tt = (array("i", bytearray(4 * size)), array("i", bytearray(4 * size)))
+    r = (rules.variant, rules.players, rules.pits, rules.capture, rules.wipeout_capture,
+         rules.play_all_places)
+    if r != _tt_rules:
+        clear_table()
+        _tt_rules = r
     return _tt
 
 
@@ -142,7 +152,7 @@ class Search:
             self.best = moves[rng.below(len(moves))]
             self.done = True
             return
-        self.tt = _table() if use_tt else None
+        self.tt = _table(game.rules) if use_tt else None
         self.tmask = (1 << TT_BITS) - 1
         self.extra_cost = EXTRA_COST
         self.rival_cost = 2 if game.players == 2 else RIVAL_COST
@@ -165,10 +175,13 @@ class Search:
             self.hist[i] = 0
         self.bestv[0] = -INF
         self.iter = 0
+        # Basic 2p: even depths only, so that an iteration never ends on the root's own move
+        # (an odd depth in a race flatters the seat that moves last).
+        self.step_plies = BASIC_STEP if not game.kalah and p == 2 and maxd > 2 else 1
         self._new_iteration()
 
     def _new_iteration(self):
-        self.iter += 1
+        self.iter += self.step_plies
         self.dep[0] = 2 * self.iter
         self.alpha[0] = -INF
         self.beta[0] = INF
