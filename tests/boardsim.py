@@ -117,7 +117,11 @@ class Board:
             shutil.rmtree(self.flash, ignore_errors=True)
 
     def __enter__(self):
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            self.close()  # a board that fails to boot leaves no process or flash behind
+            raise
 
     def __exit__(self, *exc):
         self.close()

@@ -37,7 +37,7 @@ def test_whole_game_at_the_sims_default_heap(profile, rules):
                           "quad (bench/board.py). Quad at boot keeps ~177 KB: sim fakes ~45 KB "
                           "(machine, rp2, I2C + MPR121 models), display ~34 KB, engine ~16 KB, "
                           "drivers ~13 KB, profile ~13 KB, app+protocol+storage+touch+selftest "
-                          "~50 KB, qstrs and bytecode of all of it included", strict=False)
+                          "~50 KB, qstrs and bytecode of all of it included", strict=True)
 @pytest.mark.parametrize("profile,rules", GAMES)
 def test_whole_game_in_160k(profile, rules):
     _whole_game(profile, "160k", rules)

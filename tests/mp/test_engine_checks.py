@@ -82,7 +82,7 @@ def test_from_dict_refuses_states_that_are_not_games():
 
 def test_from_dict_refuses_a_turn_without_a_move_and_bad_places():
     d = _state(pits=[[0] * 6, [4] * 6, [4] * 6], stores=[24, 0, 0])
-    assert "no stone" in raises(ValueError, Game.from_dict, d)
+    assert "finished" in raises(ValueError, Game.from_dict, d)
     d = _state(active=[0, 1], places=[None, None, 1], turn=0)
     Game.from_dict(d)
     d = _state(active=[0, 2], places=[None, 2, None], turn=0)
@@ -135,3 +135,28 @@ def test_random_games_of_every_variant_end_conserve_stones_and_undo():
     for rules in ALL_RULES:
         for seed in range(6):
             _play_out(rules, seed)
+
+
+def test_from_dict_refuses_positions_play_cannot_reach():
+    # Basic: an active seat with empty pits would have finished.
+    d = _state(pits=[[4] * 6, [0] * 6, [4] * 6], stores=[0, 24, 0], turn=0)
+    assert "finished" in raises(ValueError, Game.from_dict, d)
+    # A game that ends at the first finish cannot run on after one.
+    d = _state(rules={"variant": "basic", "players": 3, "pits": 6, "seeds": 4,
+                      "play_all_places": False},
+               active=[0, 2], places=[None, 1, None], turn=0)
+    assert "already over" in raises(ValueError, Game.from_dict, d)
+    # ... but resigned seats may have left it.
+    d["places"] = [None, 3, None]
+    Game.from_dict(d)
+    # Rules in a state are the normalized ones, so to_dict() gives back what came in.
+    d = _state(rules={"variant": "basic", "players": 3})
+    assert "normalized" in raises(ValueError, Game.from_dict, d)
+
+
+def test_a_failed_resign_changes_nothing():
+    g = Game(Rules.from_dict({"variant": "basic", "players": 3}))
+    before = g.to_dict()
+    for seat in (1.0, "1", None, True, 5):
+        raises(IllegalMove, g.resign, seat)
+    assert g.to_dict() == before and g.history_length == 0

@@ -4,7 +4,9 @@ import os
 
 import storage
 
-DIR = "/tmp/mancala_storage_scratch"  # the MicroPython unix port has no tempfile
+# The MicroPython unix port has no tempfile: a name of our own, unique to this run.
+DIR = "/tmp/mancala_storage_scratch_%d" % (os.urandom(1)[0] * 65536 + os.urandom(1)[0] * 256
+                                            + os.urandom(1)[0])
 
 
 def _fresh():

@@ -83,3 +83,18 @@ def test_unused_electrodes_are_silent():
     ev = _run(t, [(0, [0xFFC, 0xFFE])])
     assert ev == [(0, PRESS, "0.S")], ev
     assert t.held() == ["0.S"]
+
+
+def test_a_pad_untouched_for_a_week_still_answers():
+    # After more than half the tick period (2**29 ms, about 6.2 days) the difference to the
+    # pad's last edge wraps negative; the press must still count, and not as a double tap.
+    try:
+        from time import ticks_add
+    except ImportError:  # CPython: the same 30-bit counter as the touch module's shim
+        def ticks_add(a, b):
+            return (a + b) & 0x3FFFFFFF
+    t = Touch(CHIPS, PADS)
+    _run(t, [(0, [1, 0]), (100, [0, 0])])
+    later = ticks_add(100, 7 * 24 * 3600 * 1000)
+    ev = _run(t, [(later, [1, 0])])
+    assert ev == [(later, PRESS, "0.1")], ev

@@ -111,7 +111,9 @@ class App:
     def _save(self, path, obj):
         try:
             storage.save(path, obj)
-        except OSError as e:
+        except (OSError, MemoryError) as e:
+            # A full flash or a fragmented heap: the game goes on in memory, and the person
+            # is told rather than the move being lost with an internal error.
             self.log("error", "Saving %s failed (%s); the change is kept until power-off."
                      % (path, e))
 

@@ -6,8 +6,8 @@ the state dict is the check that the replay came out right (and the fallback if 
 Moves are ints: n >= 1 plays pit n for the seat to move, -1-s is a resignation of seat s.
 
 The engine keeps an undo snapshot per move, which over a long 4-player game is tens of KB.
-The board keeps only the last KEEP of them (compact() starts the engine afresh from its state
-dict); an undo further back replays the move list from the start, compacting as it goes.
+When more than KEEP have piled up, compact() starts the engine afresh from its state dict,
+dropping them all; an undo with no snapshot left replays the move list from the start.
 """
 
 from mancala import Game, Rules, IllegalMove

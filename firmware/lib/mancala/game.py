@@ -282,7 +282,7 @@ class Game:
         """seat gives up: it takes the worst open place and leaves the loop."""
         if self.over:
             raise IllegalMove("the game is over")
-        if seat not in self.active or isinstance(seat, bool):
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.active:
             raise IllegalMove("seat %r is not playing" % (seat,))
         board = self.board
         self._history.append((board[:], self.turn, self.active, self.places, self.over,
@@ -338,8 +338,6 @@ class Game:
         g.places = places
         g.over = over
         g._tables()
-        if not over and turn is not None and not g.legal_moves():
-            raise ValueError("turn: seat %d has no stone to move" % turn)
         return g
 
     def __repr__(self):

@@ -27,6 +27,8 @@ def check_state(d):
     rules = Rules.from_dict(_need(d, "rules"))
     if rules.warnings:
         raise ValueError("rules in a state must be normalized: " + rules.warnings[0])
+    if rules.to_dict() != d["rules"]:
+        raise ValueError("rules in a state must be normalized, with every key filled in")
     p = rules.players
     n = rules.pits
     pits = _need(d, "pits")
@@ -93,9 +95,18 @@ def check_state(d):
         open_places = [q for q in range(1, p + 1) if q not in taken]
         if open_places and open_places[-1] - open_places[0] != len(open_places) - 1:
             raise ValueError("places %r leave a gap between finished seats" % (places,))
-        if rules.variant == "kalah":
-            w = n + 1
-            for s in (0, 1):
-                if not any(board[s * w:s * w + n]):
-                    raise ValueError("seat %d's pits are empty, so this game is already over" % s)
+        if rules.variant == "kalah" or p == 2 or not rules.play_all_places:
+            # Only resigned seats can have left a game that ends at the first finish; they
+            # hold the worst places.
+            if open_places[0] != 1:
+                raise ValueError("places %r: a seat has finished, so this game is already over"
+                                 % (places,))
+        w = n + 1
+        for s in (range(2) if rules.variant == "kalah" else active):
+            # Kalah ends when a side is empty; in Basic only a seat's own move empties its side,
+            # and then it has finished.
+            if not any(board[s * w:s * w + n]):
+                raise ValueError("seat %d's pits are empty, so %s" % (
+                    s, "this game is already over" if rules.variant == "kalah"
+                    else "it has finished and cannot be active"))
     return rules, board, turn, list(active), list(places), over

@@ -72,6 +72,8 @@ class Touch:
                 continue
             raw = 1 if mask & self._bit[i] else 0
             since = self.long_ms if edge[i] is None else ticks_diff(now, edge[i])
+            if since < 0:
+                since = self.long_ms  # an edge so old that the tick difference wrapped
             if raw != down[i] and since >= self.debounce_ms:
                 down[i] = raw
                 edge[i] = now
@@ -79,7 +81,7 @@ class Touch:
                 if raw:
                     ev.append((PRESS, pid))
                     tap = self._tap[i]
-                    if tap is not None and ticks_diff(now, tap) <= self.double_ms:
+                    if tap is not None and 0 <= ticks_diff(now, tap) <= self.double_ms:
                         ev.append((DOUBLE, pid))
                         self._tap[i] = None
                     else:
