@@ -49,27 +49,24 @@ def cal():
     exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)
     return g["d"]
 
-def public(rules, rng, ms):
+def playouts(rules, rng, ms, lean_push):
+    # Random playouts through the public play() or the lean push(), for ms milliseconds.
     moves = 0
     t = ticks_ms()
     while ticks_diff(ticks_ms(), t) < ms:
         g = Game(rules)
+        step = g.push if lean_push else g.play
         while not g.over:
             legal = g.legal_moves()
-            g.play(legal[rng.below(len(legal))])
+            step(legal[rng.below(len(legal))])
             moves += 1
     return moves * 1000 // ticks_diff(ticks_ms(), t)
 
+def public(rules, rng, ms):
+    return playouts(rules, rng, ms, False)
+
 def push(rules, rng, ms):
-    moves = 0
-    t = ticks_ms()
-    while ticks_diff(ticks_ms(), t) < ms:
-        g = Game(rules)
-        while not g.over:
-            legal = g.legal_moves()
-            g.push(legal[rng.below(len(legal))])
-            moves += 1
-    return moves * 1000 // ticks_diff(ticks_ms(), t)
+    return playouts(rules, rng, ms, True)
 
 def lean(rules, rng, ms):
     moves = 0

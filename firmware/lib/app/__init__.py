@@ -189,17 +189,7 @@ class App:
             record = self.session.play(seat, pit)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
-        self.close_menu()
-        state = self.state()
-        self.display.play(record, state)
-        self.display.tick(None)  # the first LED change goes out now, before the flash write
-        self.autoplay.changed(ticks_ms())
-        self.session.compact()
-        self._save_game()
-        self.emit("move", {"seat": record["seat"], "pit": record["pit"], "record": record,
-                           "state": state, "by": by, "source": source})
-        self._game_over(state)
-        return record
+        return self._after(record, "move", {"pit": record["pit"], "by": by}, source)
 
     def resign(self, seat, source):
         self.display.finish()
@@ -207,6 +197,10 @@ class App:
             record = self.session.resign(seat)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
+        return self._after(record, "resign", {}, source)
+
+    def _after(self, record, event, fields, source):
+        """A play or resign went through: show it, save it, then tell the serial line."""
         self.close_menu()
         state = self.state()
         self.display.play(record, state)
@@ -214,8 +208,11 @@ class App:
         self.autoplay.changed(ticks_ms())
         self.session.compact()
         self._save_game()
-        self.emit("resign", {"seat": record["seat"], "record": record, "state": state,
-                             "source": source})
+        fields["seat"] = record["seat"]
+        fields["record"] = record
+        fields["state"] = state
+        fields["source"] = source
+        self.emit(event, fields)
         self._game_over(state)
         return record
 
