@@ -212,7 +212,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-heap", action="store_true", help="skip the heap search")
+    ap.add_argument("--quick", action="store_true", help="3 runs (make bench BENCHFLAGS=--quick)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.runs = 3
     m = probe(args.runs)
     ratio = PICO_LOOP_MS / m["calibration_ms"]
     touch_cpu = statistics.median(m["touch_ms"]) * ratio
