@@ -50,6 +50,18 @@ class Touch:
                     index.append(c)
                     ids.append((e, pid))
         n = len(ids)
+        # Pads are listed chip by chip, so each chip's pads are one range: a chip with no pad
+        # held and no pad touched is skipped whole (the common case, every 10 ms poll).
+        self._start = [0] * len(chips)
+        self._end = [0] * len(chips)
+        self._used = [0] * len(chips)   # per chip: the mask of its electrodes that are pads
+        for i in range(n):
+            c = index[i]
+            if not self._used[c]:
+                self._start[c] = i
+            self._end[c] = i + 1
+            self._used[c] |= 1 << ids[i][0]
+        self._held = bytearray(len(chips))  # per chip: how many of its pads are down
         self._chip = index          # per pad: its chip's index in the masks
         self._bit = [1 << e for e, _ in ids]
         self._id = [pid for _, pid in ids]
@@ -66,36 +78,43 @@ class Touch:
         ev.clear()
         down = self._down
         edge = self._edge
-        for i in range(len(self._id)):
-            mask = masks[self._chip[i]]
-            if mask is None:
+        held = self._held
+        for c in range(len(self._start)):
+            mask = masks[c]
+            if mask is None or not (mask & self._used[c] or held[c]):
                 continue
-            raw = 1 if mask & self._bit[i] else 0
-            since = self.long_ms if edge[i] is None else ticks_diff(now, edge[i])
-            if since < 0:
-                since = self.long_ms  # an edge so old that the tick difference wrapped
-            if raw != down[i] and since >= self.debounce_ms:
-                down[i] = raw
-                edge[i] = now
-                pid = self._id[i]
-                if raw:
-                    ev.append((PRESS, pid))
-                    tap = self._tap[i]
-                    if tap is not None and 0 <= ticks_diff(now, tap) <= self.double_ms:
-                        ev.append((DOUBLE, pid))
-                        self._tap[i] = None
-                    else:
-                        self._tap[i] = now
-                else:
-                    if self._long_sent[i]:
-                        self._tap[i] = None
-                    self._long_sent[i] = 0
-                    ev.append((RELEASE, pid))
-            elif down[i] and not self._long_sent[i] and since >= self.long_ms:
-                self._long_sent[i] = 1
-                self._tap[i] = None
-                ev.append((LONG, self._id[i]))
+            for i in range(self._start[c], self._end[c]):
+                self._pad(i, c, mask, now, ev, down, edge, held)
         return ev
+
+    def _pad(self, i, c, mask, now, ev, down, edge, held):
+        """One pad of chip c: debounce its edge and report press/release/double/long."""
+        raw = 1 if mask & self._bit[i] else 0
+        since = self.long_ms if edge[i] is None else ticks_diff(now, edge[i])
+        if since < 0:
+            since = self.long_ms  # an edge so old that the tick difference wrapped
+        if raw != down[i] and since >= self.debounce_ms:
+            down[i] = raw
+            held[c] += 1 if raw else -1
+            edge[i] = now
+            pid = self._id[i]
+            if raw:
+                ev.append((PRESS, pid))
+                tap = self._tap[i]
+                if tap is not None and 0 <= ticks_diff(now, tap) <= self.double_ms:
+                    ev.append((DOUBLE, pid))
+                    self._tap[i] = None
+                else:
+                    self._tap[i] = now
+            else:
+                if self._long_sent[i]:
+                    self._tap[i] = None
+                self._long_sent[i] = 0
+                ev.append((RELEASE, pid))
+        elif down[i] and not self._long_sent[i] and since >= self.long_ms:
+            self._long_sent[i] = 1
+            self._tap[i] = None
+            ev.append((LONG, self._id[i]))
 
     def held(self):
         """The position ids that are touched now."""
