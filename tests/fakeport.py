@@ -95,3 +95,20 @@ class FakePort(Transport):
 
     def close(self):
         self.closed = True
+
+
+def run(monkeypatch, capsys, port, argv):
+    """mancala-board argv against port (via cli.main); (exit code, stdout, stderr)."""
+    from mancala_host import cli, session
+    monkeypatch.setattr(session, "open_transport", lambda name: port)
+    code = cli.main(["--timeout", "0.3"] + argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def one_sentence(err):
+    """The one non-empty line of err; fails when there are more."""
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1, err
+    return lines[0]

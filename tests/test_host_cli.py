@@ -8,24 +8,11 @@ import types
 
 import pytest
 
-from fakeport import ANSWER, CONFIG, HELLO, LOST, FakePort, board_script
+from fakeport import ANSWER, CONFIG, HELLO, LOST, FakePort, board_script, one_sentence, run
 
 from mancala_host import cli, configkeys, session, transport
 from mancala_host.errors import BoardError
 
-
-def run(monkeypatch, capsys, port, argv):
-    monkeypatch.setattr(session, "open_transport", lambda name: port)
-    code = cli.main(["--timeout", "0.3"] + argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
-
-
-def one_sentence(err):
-    lines = [l for l in err.splitlines() if l.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_info_shows_hello_and_rules(monkeypatch, capsys):

@@ -2,23 +2,7 @@
 
 import json
 
-from fakeport import ANSWER, FakePort, board_script
-
-from mancala_host import cli, session
-
-
-def run(monkeypatch, capsys, port, argv):
-    monkeypatch.setattr(session, "open_transport", lambda name: port)
-    code = cli.main(["--timeout", "0.3"] + argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
-
-
-def one_sentence(err):
-    lines = [l for l in err.splitlines() if l.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
+from fakeport import ANSWER, FakePort, board_script, one_sentence, run
 
 
 def test_hint_prints_the_suggested_pit(monkeypatch, capsys):

@@ -64,34 +64,28 @@ HINT = _breath(16, BREATH_LOW, FULL)     # 16-entry table; one entry per HINT_ST
 HINT_STEP_MS = const(40)                 # ~0.64 s per pulse
 
 
+def _kind(kind, seat, seats, white, violet, pink, warn):
+    if kind == counts.ONE:
+        return seats[seat]
+    if kind == counts.TEN or kind == counts.MARK:
+        return white
+    if kind == counts.FIFTY:
+        return violet
+    if kind == counts.FIVE:
+        return pink
+    if kind == counts.WARN:
+        return warn
+    return (0, 0, 0)
+
+
 def kind_led(kind, seat):
     """The LED colour (r, g, b) of a count kind on a seat's ring."""
-    if kind == counts.ONE:
-        return SEAT_LED[seat]
-    if kind == counts.TEN or kind == counts.MARK:
-        return WHITE_LED
-    if kind == counts.FIFTY:
-        return VIOLET_LED
-    if kind == counts.FIVE:
-        return PINK_LED
-    if kind == counts.WARN:
-        return WARN_LED
-    return (0, 0, 0)
+    return _kind(kind, seat, SEAT_LED, WHITE_LED, VIOLET_LED, PINK_LED, WARN_LED)
 
 
 def kind_srgb(kind, seat):
     """The screen colour of a count kind on a seat's ring (docs, terminal)."""
-    if kind == counts.ONE:
-        return SEAT_SRGB[seat]
-    if kind == counts.TEN or kind == counts.MARK:
-        return WHITE_SRGB
-    if kind == counts.FIFTY:
-        return VIOLET_SRGB
-    if kind == counts.FIVE:
-        return PINK_SRGB
-    if kind == counts.WARN:
-        return WARN_SRGB
-    return (0, 0, 0)
+    return _kind(kind, seat, SEAT_SRGB, WHITE_SRGB, VIOLET_SRGB, PINK_SRGB, WARN_SRGB)
 
 
 # Candidates for classify(): (kind, r, g, b); every seat colour reads as ONE.
