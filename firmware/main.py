@@ -1,4 +1,12 @@
 """Boots the board: the app's main loop runs until power-off (or Ctrl-C from mpremote)."""
-import app
+try:
+    import app
 
-app.main()
+    app.main()
+except MemoryError:
+    # Only a firmware too big for this board's heap gets here (the app reports a MemoryError
+    # in play and goes on): say so in one protocol line rather than a traceback.
+    import sys
+
+    sys.stdout.write('{"event": "log", "level": "error", "message": "The firmware ran out of '
+                     'memory while starting; this board has too little heap for it."}\n')

@@ -78,13 +78,26 @@ def test_saved_game_the_board_cannot_seat(tmp_path):
         assert b.ok("state")["state"]["rules"]["pits"] == 6
 
 
-def test_broken_profile_is_named_and_nothing_runs(tmp_path):
-    _write(str(tmp_path), "profile.json", '{"format": "mancala-profile/1", "name": "x"}')
+def _one_error_line(flash, heap="1M"):
+    """Boots with no serial input; the board must say exactly one JSON log line of level
+    error on stdout and no traceback anywhere. Returns its message."""
     env = dict(os.environ, MICROPYPATH=micropypath())
-    out = subprocess.run([MICROPYTHON, "-X", "heapsize=1M", MAIN], cwd=str(tmp_path), env=env,
+    out = subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap, MAIN], cwd=flash, env=env,
                          input=b"", capture_output=True, timeout=30)
     (line,) = out.stdout.decode().splitlines()
     msg = json.loads(line)
     assert msg["event"] == "log" and msg["level"] == "error"
-    assert "profile.json" in msg["message"]
     assert "Traceback" not in out.stdout.decode() + out.stderr.decode()
+    return msg["message"]
+
+
+def test_broken_profile_is_named_and_nothing_runs(tmp_path):
+    _write(str(tmp_path), "profile.json", '{"format": "mancala-profile/1", "name": "x"}')
+    assert "profile.json" in _one_error_line(str(tmp_path))
+
+
+def test_a_heap_too_small_to_start_is_one_sentence_not_a_traceback(tmp_path):
+    import shutil
+    from boardsim import PROFILES
+    shutil.copy(os.path.join(PROFILES, "duo.json"), os.path.join(str(tmp_path), "profile.json"))
+    assert "ran out of memory" in _one_error_line(str(tmp_path), "64k")

@@ -1,17 +1,19 @@
 """The game in progress: the engine's Game plus what the board needs around it.
 
-A game is saved as its rules, its first seat, the list of moves from the start and the
-engine's state dict. At boot the moves are replayed, which rebuilds the engine's undo history;
-the state dict is the check that the replay came out right (and the fallback if it did not).
-Moves are ints: n >= 1 plays pit n for the seat to move, -1-s is a resignation of seat s.
+A game is saved as its rules, its first seat, the moves from the start and the engine's
+state dict. At boot the moves are replayed, which rebuilds the engine's undo history; the
+state dict is the check that the replay came out right (and the fallback if it did not).
+The moves are one character each, "1".."7" for a play of that pit by the seat to move and
+"A".."D" for a resignation of seat 0..3, kept in a bytearray: a long 4-player game has
+hundreds of moves, and a list would take 8 bytes a move and a growing block of heap.
+(Files written before this format hold a list of ints, -1-s for a resignation; they load.)
 
 The engine keeps an undo snapshot per move, which over a long 4-player game is tens of KB.
-When more than KEEP have piled up, compact() starts the engine afresh from its state dict,
-dropping them all; an undo with no snapshot left replays the move list from the start.
+compact() keeps only the last KEEP of them (Game.forget, in place: no second game in the
+heap); an undo with no snapshot left replays the move list from the start.
 """
 
 from mancala import Game, Rules, IllegalMove
-import mancala.state  # noqa: F401  Game.from_dict imports it late; load it at boot, not mid-game
 
 FORMAT = "mancala-game"
 KEEP = 8  # undo snapshots kept in the engine; older take-backs replay from the start
@@ -21,7 +23,7 @@ class Session:
     def __init__(self, rules, first=0):
         self.game = Game(Rules.from_dict(rules), first)
         self.first = first
-        self.moves = []
+        self.moves = bytearray()
 
     def play(self, seat, pit):
         """Plays pit for seat (None = the seat to move). Returns the move record, or raises
@@ -37,7 +39,7 @@ class Session:
             raise IllegalMove("Pit %d of seat %d is empty; choose a pit with stones."
                               % (pit, g.turn))
         record = g.play(pit)
-        self.moves.append(pit)
+        self.moves.append(48 + pit)  # "1".."7"
         return record
 
     def resign(self, seat):
@@ -49,7 +51,7 @@ class Session:
         if seat not in g.active:
             raise IllegalMove("Seat %s is not playing, so it cannot resign." % seat)
         record = g.resign(seat)
-        self.moves.append(-1 - seat)
+        self.moves.append(65 + seat)  # "A".."D"
         return record
 
     def undo(self):
@@ -58,29 +60,36 @@ class Session:
             return False
         if self.game.history_length:
             self.game.undo()
-            self.moves.pop()
+            self.moves[-1:] = b""  # MicroPython's bytearray has no pop() and no del
         else:
             moves = self.moves[:-1]
             self.game = Game(self.game.rules, self.first)
-            self.moves = []
+            self.moves = bytearray()
             self.replay(moves)
         return True
 
     def compact(self):
         """Drops the engine's undo snapshots beyond the last few (see the module docstring)."""
-        if self.game.history_length > KEEP:
-            self.game = Game.from_dict(self.game.to_dict())
+        self.game.forget(KEEP)
 
     def replay(self, moves):
+        """moves: the bytearray (or the saved string) of this format, or an old list of ints.
+        Raises ValueError or TypeError on anything else."""
+        if isinstance(moves, str):
+            moves = moves.encode()
         for m in moves:
-            if m >= 1:
-                self.play(None, m)
+            if isinstance(moves, list):  # the old format
+                m = 48 + m if m >= 1 else 64 - m
+            if 49 <= m <= 55:
+                self.play(None, m - 48)
+            elif 65 <= m <= 68:
+                self.resign(m - 65)
             else:
-                self.resign(-1 - m)
+                raise ValueError("move %r" % m)
             self.compact()
 
     def to_saved(self):
-        return {"format": FORMAT, "first": self.first, "moves": self.moves,
+        return {"format": FORMAT, "first": self.first, "moves": self.moves.decode(),
                 "state": self.game.to_dict()}
 
     @classmethod

@@ -314,6 +314,13 @@ class Game:
     def history_length(self):
         return len(self._history)
 
+    def forget(self, keep):
+        """Drop all but the last keep undo snapshots (a long game's take-backs cost heap);
+        the moves before them can no longer be undone."""
+        h = self._history
+        if len(h) > keep:
+            del h[:len(h) - keep]
+
     # ----------------------------------------------------------------- state dicts
     def to_dict(self):
         n = self.pits

@@ -1,0 +1,79 @@
+"""app.session: the game in progress, its saved form and take-backs beyond the engine's
+snapshots. Runs under MicroPython and CPython."""
+from mancala import Game, IllegalMove
+from app.session import Session, KEEP
+
+BASIC3 = {"variant": "basic", "players": 3, "pits": 4}
+
+
+def _play(session, n):
+    """n plays, each the first legal pit of the seat to move; returns the states after each."""
+    states = [session.game.to_dict()]
+    for _ in range(n):
+        session.play(None, session.game.legal_moves()[0])
+        session.compact()
+        states.append(session.game.to_dict())
+    return states
+
+
+def test_forget_keeps_only_the_last_snapshots():
+    g = Game({"variant": "kalah"})
+    for _ in range(5):
+        g.play(g.legal_moves()[0])
+    before = g.to_dict()
+    g.forget(2)
+    assert g.history_length == 2 and g.to_dict() == before
+    g.undo()
+    g.undo()
+    try:
+        g.undo()
+    except IllegalMove:
+        pass
+    else:
+        raise AssertionError("a forgotten move was taken back")
+    g.forget(10)  # fewer than keep: nothing happens
+    assert g.history_length == 0
+
+
+def test_undo_beyond_the_kept_snapshots_replays_from_the_start():
+    s = Session(BASIC3, 1)
+    states = _play(s, KEEP + 5)
+    assert s.game.history_length == KEEP
+    for k in range(KEEP + 5, 0, -1):
+        assert s.game.to_dict() == states[k]
+        assert s.undo()
+    assert s.game.to_dict() == states[0] and len(s.moves) == 0
+    assert not s.undo()
+
+
+def test_saved_moves_are_one_character_each_and_round_trip():
+    s = Session(BASIC3, 2)
+    _play(s, 4)
+    s.resign(s.game.turn)
+    saved = s.to_saved()
+    assert len(saved["moves"]) == 5 and saved["moves"][-1] in "ABC"
+    assert all(c in "1234" for c in saved["moves"][:4])
+    back, problem = Session.from_saved(saved)
+    assert problem is None and back.game.to_dict() == s.game.to_dict()
+    assert back.moves == s.moves and back.first == 2
+    assert back.undo() and back.game.to_dict() == Session.from_saved(
+        dict(saved, moves=saved["moves"][:4], state=back.game.to_dict()))[0].game.to_dict()
+
+
+def test_a_saved_list_of_ints_from_the_old_format_still_loads():
+    s = Session(BASIC3, 0)
+    _play(s, 3)
+    s.resign(1)
+    old = [m - 48 if m < 65 else 64 - m for m in s.moves]  # pits as ints, -1-s to resign
+    assert old[-1] == -2
+    back, problem = Session.from_saved(dict(s.to_saved(), moves=old))
+    assert problem is None and back.moves == s.moves
+
+
+def test_a_damaged_move_string_keeps_the_position_without_take_backs():
+    s = Session(BASIC3, 0)
+    _play(s, 3)
+    for bad in ("12x", "9", 12, None):
+        back, problem = Session.from_saved(dict(s.to_saved(), moves=bad))
+        assert problem and "move list" in problem, bad
+        assert back.game.to_dict() == s.game.to_dict() and not back.undo()
