@@ -216,7 +216,7 @@ def test_led_frames_and_pad_polls_allocate_nothing(tmp_path):
 
 
 def test_fakes_keep_what_the_docs_say(tmp_path):
-    # docs/drivers.md gives the launcher this figure to add to --heapsize.
+    # docs/drivers.md gives this figure as the fakes' share of any heap measured in the sim.
     kept, _ = _heap_probe(tmp_path, FAKES)
     with open(os.path.join(ROOT, "docs", "drivers.md")) as f:
         text = f.read()
