@@ -2,8 +2,10 @@
 the test sets) and over the protocol with the real firmware."""
 import os
 
+import pytest
+
 import profile as profiles
-from app import App
+from app import App, autoplay
 from app.hardware import NullDisplay
 
 from boardsim import Board, PROFILES
@@ -68,6 +70,56 @@ def test_undo_drops_the_cpu_search(tmp_path):
     assert app.autoplay.search is not None
     app.undo("serial")
     assert app.autoplay.search is None and app.session.game.turn == 0
+
+
+def _answers(events):
+    # A deferred answer reaches the emit function with no event name (app.autoplay).
+    return [e for e in events if e["event"] is None]
+
+
+def test_a_serial_hint_while_the_cpu_thinks_is_the_move_it_plays(tmp_path, monkeypatch):
+    monkeypatch.setattr(autoplay, "THINK_MS", 50)  # a short search keeps the test fast
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    app.press(0, 1, "serial")
+    app.tick(0)  # the CPU starts thinking
+    assert app.autoplay.search is not None and not app.autoplay.hinting
+    app.autoplay.start_hint("serial", "h")
+    assert app.autoplay.hinting is None  # no second search: the hint waits for the CPU's
+    _run(app, 10, 3000)
+    kinds = [e["event"] for e in events]
+    first_cpu = [e for e in events if e["event"] == "move" and e["by"] == "cpu"][0]
+    (answer,) = _answers(events)
+    assert answer == {"event": None, "id": "h", "ok": True, "seat": 1, "pit": first_cpu["pit"]}
+    assert kinds.index(None) < events.index(first_cpu)
+
+
+def test_a_failing_search_still_answers_the_serial_hint(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    app.autoplay.start_hint("serial", 9)
+
+    def broken(ms):
+        raise MemoryError("no heap")
+
+    app.autoplay.search.step = broken
+    with pytest.raises(MemoryError):  # the main loop reports it as a log event
+        app.tick(0)
+    (answer,) = _answers(events)
+    assert answer["id"] == 9 and answer["error"]["code"] == "internal"
+    assert app.autoplay.search is None
+    _run(app, 10, 100)
+    assert len(_answers(events)) == 1
+
+
+def test_the_board_menu_drops_a_serial_hint(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    app.autoplay.start_hint("serial", 3)
+    store = app.seating.store(1)
+    app.touch("press", store, 0)
+    app.touch("long", store, 1000)  # the menu opens
+    app.tick(1000)
+    (answer,) = _answers(events)
+    assert answer["id"] == 3 and answer["error"]["code"] == "hint_dropped"
+    assert not [e for e in events if e["event"] == "hint"]
 
 
 def test_cpu_seat_and_hint_over_the_protocol():

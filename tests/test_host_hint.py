@@ -3,6 +3,7 @@
 import json
 
 from fakeport import ANSWER, FakePort, board_script, one_sentence, run
+from mancala_host import hint
 
 
 def test_hint_prints_the_suggested_pit(monkeypatch, capsys):
@@ -35,6 +36,28 @@ def test_hint_on_firmware_without_it(monkeypatch, capsys):
     code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[refusal])), ["hint"])
     assert code == 2
     assert "does not know 'hint'" in one_sentence(err)
+
+
+def test_hint_dropped_by_a_change_on_the_board(monkeypatch, capsys):
+    refusal = {"id": ANSWER, "ok": False, "error": {"code": "hint_dropped", "message": "dropped."}}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[refusal])), ["hint"])
+    assert code == 2 and out == ""
+    assert "changed" in one_sentence(err) and "mancala-board hint' again" in err
+
+
+def test_hint_waits_longer_than_the_boards_search():
+    from app import autoplay  # the firmware's search budget, as the board runs it
+
+    class Client:
+        timeout = 0.5  # a short --timeout
+
+        def request(self, cmd, timeout):
+            self.waited = timeout
+            return {"seat": 0, "pit": 1}
+
+    client = Client()
+    hint.ask(client)
+    assert client.waited >= client.timeout + autoplay.THINK_MS / 1000 * 1.5
 
 
 def test_other_refusals_keep_the_boards_words(monkeypatch, capsys):

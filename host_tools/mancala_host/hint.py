@@ -1,7 +1,9 @@
 """`hint`: ask the board which pit its CPU suggests for the seat to move (protocol `hint`).
 
-The board searches for about half a second and answers `{"seat": s, "pit": n}`; the board
-also shows the pit pulsing. With `--json` the answer is printed as JSON, as drive.py does.
+The board searches for up to a second (its CPU budget), in slices so that its pads and LEDs
+stay live, and answers `{"seat": s, "pit": n}`; the board also shows the pit pulsing. If the
+game changes on the board before the search ends, the board answers `hint_dropped`. With
+`--json` the answer is printed as JSON, as drive.py does.
 """
 
 import json
@@ -9,8 +11,8 @@ import json
 from .errors import BoardError, BoardRefused
 from .session import connect
 
-# The board's search takes about half a second on an RP2040; give the answer room beyond the
-# search even when --timeout is short.
+# The board's search takes up to its CPU budget of 1 s (app.autoplay.THINK_MS), measured on
+# the board's clock; give the answer that much room and as much again beyond --timeout.
 SEARCH_S = 2.0
 
 
@@ -22,6 +24,10 @@ def ask(client):
         if exc.code == "illegal_move":
             raise BoardError("There is no move to hint: the game on the board is over; start one "
                              "with 'mancala-board new'.", exit_code=exc.exit_code)
+        if exc.code == "hint_dropped":
+            raise BoardError("The game on the board changed (a move, an undo, a new game or its "
+                             "menu) before the hint was ready; run 'mancala-board hint' again.",
+                             exit_code=exc.exit_code)
         if exc.code == "unknown_cmd":
             raise BoardError("The board's firmware does not know 'hint'; update it with "
                              "'mancala-board deploy'.", exit_code=exc.exit_code)

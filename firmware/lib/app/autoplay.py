@@ -12,9 +12,13 @@ Demo mode (the `demo` command, or holding a pit once a game is over) plays every
 DEMO_LEVEL and starts the next game DEMO_GAP_MS after one ends, until a touch on the board or
 `demo` with on = false.
 
-A hint (a tap on the store of the person to move) is the same sliced search at HINT_LEVEL; its
-pit then pulses on the board (display.hint) and goes out as a `hint` event. In the move
-timer's last 10 seconds the display counts them down on the mover's store.
+A hint (a tap on the store of the person to move, or the serial `hint`) is the same sliced
+search at HINT_LEVEL; its pit then pulses on the board (display.hint) and goes out as a `hint`
+event, and then as the answer to every serial `hint` waiting for it (their ids are in asked).
+A serial hint asked while a CPU seat or the move timer is already thinking is answered with
+the move that search then plays. A search dropped by a change answers those requests with
+hint_dropped, so every request still gets exactly one answer (docs/protocol.md §4). In the
+move timer's last 10 seconds the display counts them down on the mover's store.
 """
 
 try:
@@ -22,6 +26,7 @@ try:
 except ImportError:  # CPython
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from protocol import reply, error, HINT_DROPPED, INTERNAL
 
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
@@ -31,6 +36,9 @@ SLICE_MS = 15
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
 HINT_LEVEL = 5
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
+DROPPED = ("The game, its seats or the board's menu changed before the hint was ready, so it "
+           "was dropped; send hint again.")
+FAILED = "The board hit an internal error while thinking about the hint; send hint again."
 
 
 class Autoplay:
@@ -40,19 +48,44 @@ class Autoplay:
         self.by = None
         self.turn_started = None
         self.demo = False
-        self.hinting = False  # self.search is a hint for the person to move, not a move
+        self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
+        self.asked = []  # ids of the serial hint requests waiting for self.search
 
-    def start_hint(self):
-        """Think about the person's move in slices; tick() shows the pit when done."""
+    def start_hint(self, source="pad", rid=None):
+        """Think about the move in slices; tick() shows the pit when done and answers the
+        serial request rid then (source "serial")."""
+        if source == "serial":
+            self.asked.append(rid)
         if self.search is None:
             from mancala.cpu import Search
             self.search = Search(self.app.session.game, HINT_LEVEL, THINK_MS)
-            self.hinting = True
+            self.hinting = source
+
+    def _answer(self, seat, pit, code=HINT_DROPPED):
+        """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""
+        asked = self.asked
+        if not asked:
+            return
+        self.asked = []
+        why = DROPPED if code == HINT_DROPPED else FAILED
+        for rid in asked:
+            self.app.emit(None, error(rid, code, why) if pit is None else
+                          reply(rid, {"seat": seat, "pit": pit}))
+
+    def _step(self):
+        try:
+            return self.search.step(SLICE_MS)
+        except Exception:
+            self.search = None  # not retried at every pass; the main loop reports the error
+            self.hinting = None
+            self._answer(None, None, INTERNAL)
+            raise
 
     def changed(self, now):
         """The game or the seats changed: start the turn clock again."""
         self.search = None
-        self.hinting = False
+        self.hinting = None
+        self._answer(None, None)
         self.turn_started = now
 
     def seconds_left(self, now):
@@ -77,7 +110,8 @@ class Autoplay:
                                   else None)
         if g.over or app.menu is not None:
             self.search = None
-            self.hinting = False
+            self.hinting = None
+            self._answer(None, None)
             if self.demo and g.over and app.menu is None and not app.display.busy() and \
                     ticks_diff(now, self.turn_started) >= DEMO_GAP_MS:
                 app.new_game("cpu")  # the next demo game (the starter rotates as usual)
@@ -85,12 +119,14 @@ class Autoplay:
                 self.turn_started = now
             return
         if self.hinting:
-            if self.search.step(SLICE_MS):
+            if self._step():
                 pit = self.search.best
+                source = self.hinting
                 self.search = None
-                self.hinting = False
+                self.hinting = None
                 app.display.hint(app.seating.position(g.turn, pit))
-                app.emit("hint", {"seat": g.turn, "pit": pit, "source": "pad"})
+                app.emit("hint", {"seat": g.turn, "pit": pit, "source": source})
+                self._answer(g.turn, pit)
             return
         if self.search is None:
             if app.display.busy():
@@ -112,8 +148,9 @@ class Autoplay:
             from mancala.cpu import Search  # only boards that use the CPU pay for its heap
             self.search = Search(g, level, THINK_MS)
             self.by = by
-        if self.search.step(SLICE_MS):
+        if self._step():
             pit = self.search.best
             by = self.by
             self.search = None
+            self._answer(g.turn, pit)  # a hint asked meanwhile: the move the CPU now plays
             app.press(None, pit, "cpu", by)

@@ -1,12 +1,11 @@
 """The serial commands (docs/protocol.md §4): each takes the request and calls the same App
 action a touch would, so the pads and the serial line can never disagree."""
 
-from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, need_int
+from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
 from mancala import VARIANTS
 
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
          "hint", "demo", "diag")  # diag: app.loop adds selftest.Bringup's handler
-HINT_MS = 500  # a hint blocks the board while it thinks, so it thinks briefly
 
 
 def table(app):
@@ -56,13 +55,12 @@ def table(app):
         return {"state": app.undo("serial")}
 
     def hint(req):
-        g = app.session.game
-        if g.over:
+        if app.session.game.over:
             raise CommandError("illegal_move", "The game is over; there is no move to hint.")
-        from mancala.cpu import choose_move
-        pit = choose_move(g, 5, HINT_MS)
-        app.display.hint(app.seating.position(g.turn, pit))  # it pulses until the next move
-        return {"seat": g.turn, "pit": pit}
+        # The search runs in slices in the main loop, so the board stays live; autoplay
+        # answers when it ends, or with hint_dropped if the game changes first.
+        app.autoplay.start_hint("serial", request_id(req))
+        return LATER
 
     def demo(req):
         on = req.get("on", True)

@@ -2,8 +2,10 @@
 
 Protocol knows JSON lines, request ids and error codes, and nothing of Mancala: the app gives
 it a table that maps each command name to a handler. A handler takes the request dict and
-returns the answer's fields, or raises CommandError(code, message). Bad input of any kind is
-answered with an error and never reaches a handler half-read.
+returns the answer's fields, or raises CommandError(code, message), or returns LATER: then
+the app answers the request itself later (hint, whose search runs in slices), by sending
+reply(request_id(req), fields) or error(...) through event(None, answer). Bad input of
+any kind is answered with an error and never reaches a handler half-read.
 """
 
 import json
@@ -21,6 +23,9 @@ ILLEGAL_MOVE = "illegal_move"
 NOTHING_TO_UNDO = "nothing_to_undo"
 BAD_CONFIG = "bad_config"
 INTERNAL = "internal"
+HINT_DROPPED = "hint_dropped"
+
+LATER = object()  # a handler's result when the app sends the answer later (see above)
 
 
 class CommandError(Exception):
@@ -70,54 +75,69 @@ class Protocol:
             self._write("\n")  # even after a failure, the next line starts clean
 
     def event(self, name, fields):
-        fields["event"] = name
+        if name is not None:  # None: fields is a deferred answer, sent as it is
+            fields["event"] = name
         self.send(fields)
 
     def feed(self, byte):
         """Takes one received byte; answers the line when it is complete."""
         line = self.reader.feed(byte)
         if line is not None:
-            self.send(self.answer(line))
+            answer = self.answer(line)
+            if answer is not None:  # None: the handler answers later (LATER)
+                self.send(answer)
 
     def answer(self, line):
-        """The answer dict for one line (bytes, or TOO_LONG)."""
+        """The answer dict for one line (bytes, or TOO_LONG); None if it comes LATER."""
         if line is TOO_LONG:
-            return _error(None, TOO_LONG_CODE,
-                          "The line was longer than %d bytes and was ignored." % MAX_LINE)
+            return error(None, TOO_LONG_CODE,
+                         "The line was longer than %d bytes and was ignored." % MAX_LINE)
         try:
             req = json.loads(str(line, "utf-8"))
         except (ValueError, UnicodeError):
             # UnicodeError subclasses ValueError on CPython but not on MicroPython.
-            return _error(None, BAD_JSON, "The line is not a JSON object; send one per line.")
+            return error(None, BAD_JSON, "The line is not a JSON object; send one per line.")
         if not isinstance(req, dict):
-            return _error(None, BAD_REQUEST, "A request must be a JSON object with a \"cmd\".")
-        rid = _clean(req.get("id"))
+            return error(None, BAD_REQUEST, "A request must be a JSON object with a \"cmd\".")
+        rid = request_id(req)
         cmd = req.get("cmd")
         if cmd is None:
-            return _error(rid, BAD_REQUEST, "The request has no \"cmd\".")
+            return error(rid, BAD_REQUEST, "The request has no \"cmd\".")
         if not isinstance(cmd, str):
-            return _error(rid, BAD_REQUEST, "\"cmd\" must be a string naming a command.")
+            return error(rid, BAD_REQUEST, "\"cmd\" must be a string naming a command.")
         handler = self.commands.get(cmd)
         if handler is None:
-            return _error(rid, UNKNOWN_CMD, "There is no command %s; send hello for the list."
-                          % json.dumps(cmd[:40]))
+            return error(rid, UNKNOWN_CMD, "There is no command %s; send hello for the list."
+                         % json.dumps(cmd[:40]))
         try:
             result = handler(req)
+            if result is LATER:
+                return None
         except CommandError as e:
-            return _error(rid, e.code, e.message)
+            return error(rid, e.code, e.message)
         except Exception as e:  # the board must stay up; the app decides how to report it
             if self._on_error:
                 self._on_error(e)
-            return _error(rid, INTERNAL, "The board hit an internal error (%s); send state "
-                          "to see where the game stands." % type(e).__name__)
-        answer = {"id": rid, "ok": True}
-        if result:
-            for k in result:
-                answer[k] = result[k]
-        return answer
+            return error(rid, INTERNAL, "The board hit an internal error (%s); send state "
+                         "to see where the game stands." % type(e).__name__)
+        return reply(rid, result)
 
 
-def _error(rid, code, message):
+def request_id(req):
+    """The id to answer a request dict with."""
+    return _clean(req.get("id"))
+
+
+def reply(rid, fields):
+    """A successful answer line (dict) with the answer's fields."""
+    answer = {"id": rid, "ok": True}
+    if fields:
+        for k in fields:
+            answer[k] = fields[k]
+    return answer
+
+
+def error(rid, code, message):
     return {"id": rid, "ok": False, "error": {"code": code, "message": message}}
 
 
