@@ -230,20 +230,41 @@ def test_record_survives_the_sim_being_killed(sim, capsys, tmp_path):
     assert len(open(str(tmp_path / "m.csv")).read().splitlines()) == 1 + len(played)
 
 
-def test_watch_comments_on_pad_moves(sim, tmp_path):
+def _watch(sim, events, during):
+    """A new game with no animation and `watch --plain --events N` on it; during(proc) acts
+    while it runs. Returns watch's output once it has stopped by itself."""
     assert cli.main(["--port", sim.link, "config", "set", "animation_ms=0"]) == 0
     assert cli.main(["--port", sim.link, "new", "--first", "0"]) == 0
     proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", sim.link, "watch", "--plain",
-                             "--events", "2"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--events", str(events)], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()
         assert first.startswith("Watching Board duo"), first + proc.stderr.read()
-        sim.touch(0, 3)
-        sim.touch(0, 6)
+        during(proc)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    return out
+
+
+def test_watch_comments_on_pad_moves(sim, tmp_path):
+    out = _watch(sim, 2, lambda proc: (sim.touch(0, 3), sim.touch(0, 6)))
     assert "Seat 0 sows 4 from pit 3; the last stone lands in its own store: seat 0 moves again." in out
     assert "Seat 0 sows 5 from pit 6; the last stone lands in seat 1's pit 4; seat 1 to move." in out
+
+
+def test_watch_waits_for_the_board_to_come_back(sim, tmp_path):
+    # A bumped cable or a restarted sim must not end a live view in front of a class.
+    def cut_and_restore(proc):
+        sim.kill()
+        lines = []
+        wait_for("watch to notice", lambda: lines.append(proc.stdout.readline()) or "went away" in lines[-1])
+        assert "Waiting for it to come back." in lines[-1] and proc.poll() is None
+        sim.start()
+        wait_for("watch to reconnect", lambda: lines.append(proc.stdout.readline()) or "is back" in lines[-1])
+        sim.touch(0, 3)
+
+    assert "Seat 0 sows 4 from pit 3" in _watch(sim, 1, cut_and_restore)

@@ -4,9 +4,11 @@ Tests replace `open_transport` (module attribute) to hand the CLI a fake port.
 """
 
 import contextlib
+import time
 
 from . import transport as _transport
 from .client import Client
+from .errors import BoardError
 
 # The factory the CLI uses; tests swap it for one returning a scripted fake.
 open_transport = _transport.open_transport
@@ -31,3 +33,18 @@ def open_client(port, timeout=5.0):
         client.close()
         raise
     return client
+
+
+def reopen(port, timeout=5.0, stop=None):
+    """Opens the board on port again after it went away (cable bumped, sim restarted), trying
+    a few times a second: a live view should wait for it, not die. Returns the client, or None
+    once stop (a threading.Event) is set. Ctrl-C ends the wait as usual."""
+    while stop is None or not stop.is_set():
+        try:
+            return open_client(port, timeout)
+        except BoardError:
+            if stop is None:
+                time.sleep(0.3)
+            else:
+                stop.wait(0.3)
+    return None

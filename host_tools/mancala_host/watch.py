@@ -3,6 +3,8 @@
 On a terminal the screen is redrawn in place: the board on the left, the last lines of the
 running commentary on the right. With `--plain` (or when the output is not a terminal) each
 event prints its sentence and the board below it, which suits logs and tests.
+When the board goes away (cable bumped, sim restarted), watch says so, waits for it and goes
+on with the board's state as it is then.
 """
 
 import collections
@@ -10,7 +12,8 @@ import re
 import shutil
 import sys
 
-from .session import connect
+from .errors import BoardError
+from .session import open_client, reopen
 from .view import board_lines, commentary, rules_label
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -54,33 +57,59 @@ def side_by_side(left, notes, total_width):
 
 def run(args):
     plain = args.plain or not sys.stdout.isatty()
-    with connect(args) as client:
-        answer = client.request("state")
-        state = answer["state"]
-        notes = collections.deque(maxlen=16)
-        title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
-        print("Watching %s; stop with Ctrl-C." % title, flush=True)
+    line = [open_client(args.port, args.timeout)]  # the client now, after any reconnection
+    try:
+        return _watch(line, args, plain)
+    finally:
+        line[0].close()
+
+
+def _watch(line, args, plain):
+    client = line[0]
+    port = args.port or client.name  # found by USB ID: the same device when it comes back
+    state = client.request("state")["state"]
+    notes = collections.deque(maxlen=16)
+    title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
+    print("Watching %s; stop with Ctrl-C." % title, flush=True)
+
+    def show(text, new_state):
+        if text:
+            notes.append(text)
         if plain:
-            _print_plain(None, state, args)
+            _print_plain(text, new_state, args)
         else:
             _redraw(title, state, notes, args)
-        seen = 0
-        while not (args.events and seen >= args.events):
+
+    show(None, state)
+    seen = 0
+    while not (args.events and seen >= args.events):
+        try:
             ev = client.next_event(1.0)
-            if ev is None:
-                continue
-            if ev.get("event") in GAME_EVENTS:
-                seen += 1
-            if isinstance(ev.get("state"), dict):
-                state = ev["state"]
-            text = commentary(ev)
-            if text:
-                notes.append(text)
-            if plain:
-                _print_plain(text, state if "state" in ev else None, args)
-            else:
-                _redraw(title, state, notes, args)
+        except BoardError as exc:
+            client.close()
+            show("%s Waiting for it to come back." % exc, None)
+            client, state = _back(port, args.timeout)
+            line[0] = client
+            show("The board is back.", state)
+            continue
+        if ev is None:
+            continue
+        if ev.get("event") in GAME_EVENTS:
+            seen += 1
+        if isinstance(ev.get("state"), dict):
+            state = ev["state"]
+        show(commentary(ev), state if "state" in ev else None)
     return 0
+
+
+def _back(port, timeout):
+    """Waits for the board to come back; returns (client, its state)."""
+    while True:
+        client = reopen(port, timeout)
+        try:
+            return client, client.request("state")["state"]
+        except BoardError:
+            client.close()
 
 
 def _print_plain(text, state, args):

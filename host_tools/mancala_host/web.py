@@ -12,7 +12,7 @@ import queue
 import threading
 
 from .errors import BoardError
-from .session import open_client
+from .session import open_client, reopen
 from .view import SEAT_COLOURS, commentary, rules_label
 from .webpage import PAGE
 
@@ -161,12 +161,7 @@ def follow(client, hub, stop, port, timeout):
             print("%s Waiting for it to come back." % exc, flush=True)
             hub.notes.append("The board went away; waiting for it to come back.")
             hub.publish(live=False)
-        client = None
-        while client is None and not stop.is_set():
-            try:
-                client = open_client(port, timeout)
-            except BoardError:
-                stop.wait(0.5)
+        client = reopen(port, timeout, stop)
         if client is not None:
             print("The board is back.", flush=True)
             hub.notes.append("The board is back.")
