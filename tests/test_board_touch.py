@@ -1,12 +1,17 @@
 """Pad touches through the MPR121 register models (MANCALA_SIM_TOUCH), the real MPR121 driver
-and the touch layer: moves, refused touches, take-back, the settings menu and resigning."""
+and the touch layer: moves, refused touches, take-back, the settings menu and resigning.
+In-process (CPython): what comes before the first LED change after a touch."""
+import json
 import os
 
 import profile as profiles
+from app import App
+from display import Display, reader
 
 from boardsim import Board, PROFILES
 
 DUO = profiles.load(os.path.join(PROFILES, "duo.json"))
+QUAD = profiles.load(os.path.join(PROFILES, "quad.json"))
 
 
 def pad(seating, seat, pit):
@@ -136,3 +141,79 @@ def test_a_touch_during_the_animation_skips_it():
         assert (refused["seat"], refused["pit"]) == (0, 3)
         assert b.take_events() == []
         assert b.ok("state")["state"] == after
+
+
+class _Leds:
+    """An LED output that notes, at every show(), what the rest of the board had done by
+    then: the engine's state, the events sent and the saved game."""
+
+    def __init__(self, lengths, spy):
+        self.bufs = [bytearray(3 * n) for n in lengths]
+        self.spy = spy
+        self.shows = []
+
+    def __len__(self):
+        return len(self.bufs)
+
+    def buffer(self, i):
+        return self.bufs[i]
+
+    def show(self, i):
+        self.shows.append((i, self.spy()))
+
+
+def _quad_app(tmp_path):
+    events = []
+    game_file = os.path.join(str(tmp_path), "game.json")
+    box = {}
+
+    def spy():
+        app = box["app"]
+        with open(game_file) as f:
+            saved = json.load(f)["state"]
+        return {"state": app.session.game.to_dict(), "saved": saved,
+                "events": [e["event"] for e in events]}
+
+    leds = _Leds([n for _, n in QUAD.chains], spy)
+    display = Display(QUAD, leds)
+    app = App(QUAD, display, lambda name, fields: events.append(dict(fields, event=name)),
+              str(tmp_path) + os.sep)
+    box["app"] = app
+    app.boot()
+    app.set_config({"animation_ms": 100}, "test")
+    app.new_game("test", {"variant": "basic", "players": 4, "pits": 6}, 0)
+    display.tick(None)
+    del events[:]
+    del leds.shows[:]
+    return app, display, leds, events
+
+
+def test_a_legal_touch_shows_its_pit_before_the_engine_the_save_and_the_events(tmp_path):
+    app, display, leds, events = _quad_app(tmp_path)
+    before = app.state()
+    pos = app.seating.position(0, 3)
+    chain, start, n = QUAD.ring[pos]
+    app.touch("press", pos, 0)
+    first_chain, seen = leds.shows[0]
+    # The first chain sent is the touched pit's, showing it empty ...
+    assert first_chain == chain
+    assert reader.read_counts(leds.bufs, [QUAD.ring[pos]]) == [0]
+    # ... and it went out before the engine played the move, before the game was saved and
+    # before any event was sent.
+    assert seen == {"state": before, "saved": before, "events": []}
+    assert app.state() != before and app.state()["pits"][0][2] == 0
+    assert [e["event"] for e in events] == ["move"]
+
+
+def test_a_refused_touch_blinks_before_the_event(tmp_path):
+    app, display, leds, events = _quad_app(tmp_path)
+    before = app.state()
+    pos = app.seating.position(1, 2)  # seat 1's pit: not its turn
+    chain, start, n = QUAD.ring[pos]
+    app.touch("press", pos, 0)
+    # Its chain went out before the event (on this limited frame the red ring scales the
+    # whole frame down, so every chain is sent, the darker ones first).
+    assert chain in [c for c, _ in leds.shows]
+    assert [seen["events"] for _, seen in leds.shows] == [[]] * len(leds.shows)
+    assert leds.bufs[chain][start * 3 + 1] > 0 and leds.bufs[chain][start * 3] == 0  # red
+    assert [e["event"] for e in events] == ["refused"] and app.state() == before

@@ -135,3 +135,60 @@ def test_finish_before_the_first_tick_lands_on_the_state():
     got = reader.read_counts(leds.bufs, rings)
     assert got[d.ring(0, 3)] == 0 and got[d.ring(0, 0)] == state["stores"][0]
     assert got[d.ring(0, 4)] == state["pits"][0][3]
+
+
+def test_lift_shows_the_touched_pit_empty_before_the_move_is_played():
+    # The app lifts a legal pit the moment its touch arrives, before the engine plays it:
+    # that ring alone goes dark and only its chain is sent.
+    p, d, g, leds, rings = _quad_game()
+    before = [bytes(c) for c in leds.bufs]
+    del leds.sent[:]
+    pos = p.positions[d.ring(0, 6)]
+    d.lift(pos, now=1000)
+    r = d.ring(0, 6)
+    changed = _changed_leds(before, leds.bufs)
+    assert changed and _in_ring(changed, rings[r]), (changed[:6], rings[r])
+    assert leds.sent == [rings[r][0]]
+    assert reader.read_counts(leds.bufs, [rings[r]]) == [0]
+    # play() of that move does not show the same ring alone again: its next tick is the
+    # full one (the turn passes to seat 1, whose pits come up to full).
+    record = g.play(6)
+    d.play(record, g.to_dict(), g.legal_moves(), now=1005)
+    after_lift = [bytes(c) for c in leds.bufs]
+    del leds.sent[:]
+    d.tick(1005)
+    changed = _changed_leds(after_lift, leds.bufs)
+    assert _touches(changed, rings[d.ring(1, 1)]) and len(leds.sent) > 1
+    t = 1005
+    while d.busy():
+        t += 33
+        d.tick(t)
+    d.tick(t + 1000)
+    state = g.to_dict()
+    got = reader.read_counts(leds.bufs, rings)
+    for seat in range(4):
+        assert got[d.ring(seat, 0)] == state["stores"][seat]
+        for pit in range(1, 7):
+            assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+
+
+def test_lift_during_an_animation_ends_it_first():
+    p, d, g, leds, rings = _quad_game()
+    record = g.play(6)
+    d.play(record, g.to_dict(), g.legal_moves(), now=100)
+    d.tick(100)
+    assert d.busy()
+    d.lift(p.positions[d.ring(1, 2)], now=150)   # seat 1's pit 2, a legal move now
+    assert not d.busy()
+    assert reader.read_counts(leds.bufs, [rings[d.ring(1, 2)]]) == [0]
+    record = g.play(2)
+    d.play(record, g.to_dict(), g.legal_moves(), now=160)
+    t = 160
+    while d.busy():
+        t += 33
+        d.tick(t)
+    d.tick(t + 1000)
+    state = g.to_dict()
+    got = reader.read_counts(leds.bufs, rings)
+    assert got[d.ring(1, 2)] == 0 and got[d.ring(1, 0)] == state["stores"][1]
+    assert got[d.ring(0, 0)] == state["stores"][0]

@@ -50,6 +50,9 @@ class App:
         self.seating = None
         self.menu = None
         self.autoplay = Autoplay(self)
+        # display.lift(pos) shows a touched legal pit emptied at once; a display
+        # without it (app.hardware.NullDisplay) shows the move from play() alone.
+        self._lift = getattr(display, "lift", None)
 
     # ------------------------------------------------------------------ boot
     def boot(self):
@@ -260,9 +263,18 @@ class App:
         if self.config["seats"][seat]["kind"] == "cpu":
             self._refuse(pos, seat, pit, "Seat %d is played by the CPU." % seat)
             return
+        g = self.session.game
+        lifted = self._lift is not None and g.turn == seat and pit in g.legal_moves()
+        if lifted:
+            # The first LED change after a touch (budget: 30 ms from the finger on an
+            # RP2040): the pit goes dark and its chain goes out before the engine, the
+            # save and the events.
+            self._lift(pos)
         try:
             self.press(seat, pit, "pad")
         except CommandError as e:
+            if lifted:
+                self.display.set_state(self.state())  # cannot happen: the move was legal
             self._refuse(pos, seat, pit, e.message)
 
     def _store_touch(self, kind, seat, pos, now):
@@ -297,6 +309,7 @@ class App:
 
     def _refuse(self, pos, seat, pit, reason):
         self.display.refuse(pos)
+        self.display.tick(None)  # the red blink starts now, before the event is sent
         self.emit("refused", {"pos": pos, "seat": seat, "pit": pit, "reason": reason})
 
     def tick(self, now):

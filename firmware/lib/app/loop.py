@@ -5,8 +5,9 @@ due), so a plain loop with one select.poll() wait does the job with less heap, n
 objects and an order of work that is easy to reason about: serial, pads, display, watchdog.
 
 Each pass reads what the serial line has (at most SERIAL_BURST bytes, so a flood cannot starve
-the pads and LEDs), polls the pads every PAD_MS, ticks the app (animation frames, menu), feeds
-the watchdog, and then waits in poll() for the next byte or the next due time. Any exception
+the pads and LEDs), polls the pads every PAD_MS, ticks the app (animation frames, menu: after
+each pad poll, and on every pass while an animation runs or the CPU thinks), feeds the
+watchdog, and then waits in poll() for the next byte or the next due time. Any exception
 in a pass is reported as a log event and the loop goes on; only a run of failing passes stops
 the watchdog feed, so a board stuck in an error loop resets. KeyboardInterrupt (Ctrl-C) is not
 caught: mpremote breaks in with it to deploy.
@@ -30,7 +31,7 @@ except ImportError:  # CPython (tests of the app)
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
-PAD_MS = 10
+PAD_MS = 10  # up to this long from the MPR121's status bit to the app: budget 30 ms in all
 SERIAL_BURST = 512
 FAILING_PASSES = 20  # consecutive failing passes after which the watchdog is left to bite
 GC_EVERY_MS = 2000
@@ -123,13 +124,18 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                 next_pad = ticks_add(now, PAD_MS)
                 bringup.step(now)
             else:
-                if ticks_diff(now, next_pad) >= 0:
+                polled = ticks_diff(now, next_pad) >= 0
+                if polled:
                     next_pad = ticks_add(now, PAD_MS)
                     masks = pads.poll()
                     if bringup is None or not bringup.gesture(masks, now):
                         for kind, pos in touch.update(masks, now):
                             app.touch(kind, pos, now)
-                app.tick(now)
+                # Idle frames (breathing, hint, timer) go out only right after a pad poll, so
+                # a chain is off the wire (<= 5 ms on quad) before the next poll, whose
+                # touch then shows at once instead of waiting for it (docs/display.md §6).
+                if polled or app.display.busy() or app.autoplay.search is not None:
+                    app.tick(now)
             failing = 0
         except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
             failing += 1

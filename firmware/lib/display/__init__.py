@@ -10,6 +10,9 @@ power limiter. docs/display.md explains what a person sees; this is the API the 
     d.play(record, state)             # animate Game.play()/resign() record from the counts
                                       #   shown now to state (the state after it); the pit
                                       #   played goes dark on the next tick
+    d.lift(pos)                       # position id of a pit touched as a legal move: it goes
+                                      #   dark and its chain is sent now, before the engine
+                                      #   plays it; play() of that move follows
     d.busy()                          # an animation is running
     d.finish()                        # skip it to the end (a touch anywhere)
     d.refuse(pos)                     # position id ("0.3"): blink it red briefly
@@ -58,6 +61,11 @@ class Display(Board):
     def set_game(self, seating, state):
         self.seat_from(seating)
         self.set_state(state)
+
+    def lift(self, pos, now=None):
+        r = self.ring_of.get(pos)
+        if r is not None:
+            self.lift_ring(r, now)
 
     def refuse(self, pos, now=None):
         r = self.ring_of.get(pos)

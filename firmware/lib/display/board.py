@@ -47,6 +47,7 @@ class Board(Seats):
         # The first LED change after a touch is one ring: play() and refuse_ring() name it
         # here and the next tick paints and shows only it; the rest follows a tick later.
         self._fast = -1
+        self._lifted = -1             # lift_ring() showed this pit empty before play() came
         self._p_state = None          # play()'s state and legal, taken on the next full tick
         self._p_legal = None
         self.hint_ring = -1           # the suggested pit, pulsing; -1 = none
@@ -95,6 +96,7 @@ class Board(Seats):
         last: (seat, pit) of the last move to mark, or None."""
         self.anim.active = False
         self._fast = -1
+        self._lifted = -1
         self._p_state = None
         self.hint_ring = -1           # a hint and a countdown belong to the position before
         self.warn_ring = -1
@@ -129,9 +131,23 @@ class Board(Seats):
         self._p_legal = legal
         if self.ms_per_stone == 0:
             self._settle()                 # speed 0: every step is due now, final included
-        else:
+        elif self._lifted != self.origin:
             self._fast = self.origin
+        # else lift_ring() has shown the lift already: the next tick is the full one.
+        self._lifted = -1
         self.anim.step(now, self._apply)   # the lift
+
+    def lift_ring(self, r, now=None):
+        """Pit ring r, just touched as a legal move, goes dark now: this paints and shows
+        that ring alone (the first LED change after a touch), before the engine plays the
+        move; play() then takes it as the animation's lift."""
+        if self.anim.active:
+            self.skip()
+        self.shown[r] = 0
+        self.origin = r
+        self._lifted = r
+        self._fast = r
+        self.tick(now)
 
     def _settle(self):
         # Take the state play() was given (before the animation's final step needs it).

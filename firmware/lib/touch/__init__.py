@@ -79,12 +79,16 @@ class Touch:
         down = self._down
         edge = self._edge
         held = self._held
+        bit = self._bit
         for c in range(len(self._start)):
             mask = masks[c]
             if mask is None or not (mask & self._used[c] or held[c]):
                 continue
             for i in range(self._start[c], self._end[c]):
-                self._pad(i, c, mask, now, ev, down, edge, held)
+                # A pad neither touched nor down has nothing to report: no call for it (this
+                # loop is on the way from a finger to the first LED change).
+                if down[i] or mask & bit[i]:
+                    self._pad(i, c, mask, now, ev, down, edge, held)
         return ev
 
     def _pad(self, i, c, mask, now, ev, down, edge, held):
