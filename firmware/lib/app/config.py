@@ -4,27 +4,43 @@ check() builds the complete new config from the old one and a patch, or raises V
 with one sentence that names the key; nothing is half-applied because the caller only swaps
 in the result. The rules go through the engine's Rules and then the profile's seating check.
 
-What depends on the board comes in a `board` object with: sides, budget_ma,
-seat_error(rules_dict) -> sentence or None, power_error(ma) -> sentence or None
-(the app builds it from the profile; tests can build their own).
+What depends on the board comes in a `board` object with: sides, budget_ma, idle_ma(),
+ma_per_channel, ring_count, seat_error(rules_dict) -> sentence or None (the app hands it the
+profile; tests can build their own).
+
+power_limit_ma starts safe for a computer's USB port (USB_MA, docs/profiles.md §4): a
+maker's first power-on is often just the Pico's USB cable. A maker with the board's own
+supply raises it, up to the profile's power.budget_ma.
 """
 
 from mancala import Rules
 
 KEYS = ("rules", "rotate_starter", "brightness", "power_limit_ma", "animation_ms", "seats",
         "move_time_limit")
-MIN_POWER_MA = 100
+USB_MA = 500  # what a USB 2 port must deliver; a laptop's port often gives no more
 MAX_CPU_LEVEL = 5
 TIME_LIMITS = (0, 30, 60)
 
 
+def least_ma(board):
+    """The lowest power_limit_ma: the board with every LED dark, plus half a channel's
+    current for each ring, so that the counts still show (dimly)."""
+    return int(-(-(board.idle_ma() + board.ma_per_channel * board.ring_count / 2) // 1))
+
+
+def usb_ma(board):
+    """The default power_limit_ma: the whole board within USB_MA, or, where even the dimmest
+    display takes more (the quad's 480 LEDs take 540 mA dark), the lowest limit."""
+    low = least_ma(board)
+    return int(min(board.budget_ma, low if low > USB_MA else USB_MA))
+
+
 def defaults(board):
     sides = board.sides
-    budget_ma = board.budget_ma
     return {"rules": Rules.from_dict({"variant": "kalah"}).to_dict(),
             "rotate_starter": True,
             "brightness": 40,
-            "power_limit_ma": budget_ma,
+            "power_limit_ma": usb_ma(board),
             "animation_ms": 120,
             "seats": [{"kind": "human"} for _ in range(sides)],
             "move_time_limit": 0}
@@ -104,11 +120,8 @@ def check(old, patch, board):
     if "brightness" in patch:
         new["brightness"] = _int(patch, "brightness", 0, 100)
     if "power_limit_ma" in patch:
-        ma = _int(patch, "power_limit_ma", MIN_POWER_MA, 100000)
-        why = board.power_error(ma)
-        if why:
-            raise ValueError("%s." % why.rstrip("."))
-        new["power_limit_ma"] = ma
+        # The top is the profile's budget, which its supply and wiring were checked for.
+        new["power_limit_ma"] = _int(patch, "power_limit_ma", least_ma(board), board.budget_ma)
     if "animation_ms" in patch:
         new["animation_ms"] = _int(patch, "animation_ms", 0, 1000)
     if "seats" in patch:
