@@ -1,5 +1,6 @@
 """CPU seats, the move timer and hints: in-process (the App with a null display and a clock
 the test sets) and over the protocol with the real firmware."""
+import json
 import os
 
 import pytest
@@ -108,6 +109,31 @@ def test_a_failing_search_still_answers_the_serial_hint(tmp_path):
     assert app.autoplay.search is None
     _run(app, 10, 100)
     assert len(_answers(events)) == 1
+
+
+def test_a_hint_whose_search_cannot_start_is_answered_once(tmp_path, monkeypatch):
+    import mancala.cpu
+    from app.commands import table
+    from protocol import Protocol
+
+    out = []
+    proto = Protocol(out.append, {})
+    app = App(profiles.load(os.path.join(PROFILES, "duo.json")), NullDisplay(), proto.event,
+              str(tmp_path) + os.sep)
+    proto.commands = table(app)
+    app.boot()
+
+    def no_heap(*args):
+        raise MemoryError("no heap")
+
+    monkeypatch.setattr(mancala.cpu, "Search", no_heap)
+    for byte in b'{"id": 1, "cmd": "hint"}\n':
+        proto.feed(byte)
+    _run(app, 0, 100)
+    app.press(None, 1, "test")  # a change would answer a hint still waiting
+    lines = [json.loads(line) for line in "".join(out).splitlines()]
+    answers = [m for m in lines if "event" not in m]
+    assert len(answers) == 1 and answers[0]["error"]["code"] == "internal", answers
 
 
 def test_the_board_menu_drops_a_serial_hint(tmp_path):

@@ -36,9 +36,8 @@ SLICE_MS = 15
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
 HINT_LEVEL = 5
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
-DROPPED = ("The game, its seats or the board's menu changed before the hint was ready, so it "
-           "was dropped; send hint again.")
-FAILED = "The board hit an internal error while thinking about the hint; send hint again."
+DROPPED = "The game changed before the hint was ready; send hint again."
+FAILED = "The board hit an internal error while thinking; send hint again."
 
 
 class Autoplay:
@@ -54,12 +53,12 @@ class Autoplay:
     def start_hint(self, source="pad", rid=None):
         """Think about the move in slices; tick() shows the pit when done and answers the
         serial request rid then (source "serial")."""
-        if source == "serial":
-            self.asked.append(rid)
         if self.search is None:
             from mancala.cpu import Search
             self.search = Search(self.app.session.game, HINT_LEVEL, THINK_MS)
             self.hinting = source
+        if source == "serial":  # only now: a Search that failed was answered `internal`
+            self.asked.append(rid)
 
     def _answer(self, seat, pit, code=HINT_DROPPED):
         """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""
