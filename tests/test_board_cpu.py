@@ -169,11 +169,17 @@ def test_cpu_seat_and_hint_over_the_protocol():
         assert b.request("demo", on="yes")["error"]["code"] == "bad_request"
 
 
-def test_demo_plays_game_after_game_until_a_touch(tmp_path):
+def test_demo_plays_game_after_game_until_a_touch(tmp_path, monkeypatch):
+    import app as firmware_app
+    clock = [0]
+    # The app stamps each change with ticks_ms(); on the test's clock, the 5 s pause between
+    # demo games does not depend on how long the machine has been up.
+    monkeypatch.setattr(firmware_app, "ticks_ms", lambda: clock[0])
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
     app.set_demo(True, "test")
     t = 0
     while len([e for e in events if e["event"] == "game_over"]) < 2 and t < 10 ** 7:
+        clock[0] = t
         app.tick(t)
         t += 10
     assert len([e for e in events if e["event"] == "new_game" and e["source"] == "cpu"]) >= 1
