@@ -264,18 +264,21 @@ class App:
             self._refuse(pos, seat, pit, "Seat %d is played by the CPU." % seat)
             return
         g = self.session.game
-        lifted = self._lift is not None and g.turn == seat and pit in g.legal_moves()
-        if lifted:
-            # The first LED change after a touch (budget: 30 ms from the finger on an
-            # RP2040): the pit goes dark and its chain goes out before the engine, the
-            # save and the events.
+        legal = g.turn == seat and pit in g.legal_moves()
+        # The first LED change after a touch (budget: 30 ms from the finger, on an RP2040)
+        # goes out before the engine, the save and the events: a legal pit goes dark, a
+        # refused one starts blinking; the engine then plays the move or words the refusal.
+        if not legal:
+            self.display.refuse(pos)
+            self.display.tick(None)
+        elif self._lift is not None:
             self._lift(pos)
         try:
             self.press(seat, pit, "pad")
         except CommandError as e:
-            if lifted:
+            if legal:
                 self.display.set_state(self.state())  # cannot happen: the move was legal
-            self._refuse(pos, seat, pit, e.message)
+            self._refuse(pos, seat, pit, e.message, shown=not legal)
 
     def _store_touch(self, kind, seat, pos, now):
         g = self.session.game
@@ -307,9 +310,10 @@ class App:
             self.display.set_state(self.state())
             self.emit("menu", {"open": False, "seat": seat})
 
-    def _refuse(self, pos, seat, pit, reason):
-        self.display.refuse(pos)
-        self.display.tick(None)  # the red blink starts now, before the event is sent
+    def _refuse(self, pos, seat, pit, reason, shown=False):
+        if not shown:
+            self.display.refuse(pos)
+            self.display.tick(None)  # the red blink starts now, before the event is sent
         self.emit("refused", {"pos": pos, "seat": seat, "pit": pit, "reason": reason})
 
     def tick(self, now):

@@ -331,4 +331,4 @@ class Board(Seats):
                 if marks > 7:
                     counts.add_warn(kinds, len(kinds), marks >> 3)
                 frame.paint(r, seat, level)
-        return frame.commit(hi - lo == 1)
+        return frame.commit(lo if hi - lo == 1 else -1)

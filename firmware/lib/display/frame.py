@@ -82,6 +82,7 @@ class Frame:
             # One view per ring into its chain, made once: copies and scaling use it.
             self.views.append(memoryview(chains[chain])[start * 3:(start + leds) * 3])
         self.sums = [0] * n          # channel sum of each ring as painted (before limiting)
+        self.sum = 0                 # their total, kept up to date by paint()
         self.dirty = bytearray(n)    # painted since the last commit
         self.cols = bytearray(3 * SLOTS)   # slot OFF stays 0, 0, 0
         self._seat = self._level = self._br = -1   # what cols holds now
@@ -118,7 +119,9 @@ class Frame:
             _put(cols, counts.FIVE, palette.PINK_LED, eff)
             _put(cols, counts.MARK, palette.WHITE_LED, br * palette.MARK_LEVEL // 255)
             _put(cols, counts.WARN, palette.WARN_LED, br)   # steady, at full: a warning
-        self.sums[r] = _paint(self.bufs[r], kinds, cols, leds)
+        t = _paint(self.bufs[r], kinds, cols, leds)
+        self.sum += t - self.sums[r]
+        self.sums[r] = t
         self.dirty[r] = 1
 
     def dark(self, r):
@@ -130,28 +133,30 @@ class Frame:
 
     def total(self):
         """The frame's channel sum before limiting."""
-        t = 0
-        for s in self.sums:
-            t += s
-        return t
+        return self.sum
 
-    def commit(self, partial=False):
+    def commit(self, only=-1):
         """Copy changed rings into the chains, limit the frame, show changed chains.
-        Returns True if anything was shown. partial: only some rings were looked at (the
-        first change after a touch); if the frame got no brighter, the painted rings join
-        the others at the scale already on the wire, instead of every ring being copied
-        again at a higher one (the next full commit does that).
+        Returns True if anything was shown. only: the one ring that was looked at (the
+        first change after a touch), or -1 for all; if the frame got no brighter, that ring
+        joins the others at the scale already on the wire, instead of every ring being
+        copied again at a higher one (the next full commit does that).
 
         The LED output sends one chain per show(), so between two show() calls the LEDs
         hold a mix of this frame and the last. To keep every such mix within the budget,
         the chains whose channel sum goes down are sent first and those going up last:
         the wire's total then only falls from the last frame's (within budget) and rises
         to this frame's (within budget), never past either."""
-        s = self.limiter.scale_for(self.total())
-        if partial and s > self.scale:
+        s = self.limiter.scale_for(self.sum)
+        if only >= 0 and s > self.scale:
             s = self.scale          # within budget: the frame's sum at this scale is lower
         everything = s != self.scale
         self.scale = s
+        lo = 0
+        hi = len(self.rings)
+        if only >= 0 and not everything:
+            lo = only               # no other ring was painted since the last commit
+            hi = only + 1
         touched = self._touched
         dirty = self.dirty
         rings = self.rings
@@ -160,7 +165,7 @@ class Frame:
         sums = self.sums
         wire = self.wire
         chain_new = self.chain_new
-        for r in range(len(rings)):
+        for r in range(lo, hi):
             if everything or dirty[r]:
                 view = views[r]
                 view[:] = bufs[r]

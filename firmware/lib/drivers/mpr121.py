@@ -184,7 +184,8 @@ class MPR121Group:
 
     poll() returns the same list every time (no allocation): mask per chip, or None while
     that chip is unavailable. A failed chip is re-initialised every retry_ms; a working one
-    is checked every check_ms for a silent reset (brown-out) and re-initialised if needed.
+    is checked every check_ms for a silent reset (brown-out) and re-initialised if needed,
+    one chip per poll in turn (a chip due while another is checked waits for a next poll).
     Extra keyword arguments go to MPR121()."""
 
     def __init__(self, i2c, addresses, *, retry_ms=1000, check_ms=1000, **options):
@@ -200,6 +201,7 @@ class MPR121Group:
         self.failures = [0] * n  # bus errors seen per chip, for diagnostics
         now = ticks_ms()
         self._due = [now] * n  # next retry (when down) or next check (when up)
+        self._turn = 0  # the chip whose check comes first when several are due
         for i in range(n):
             self._start(i, now)
 
@@ -227,17 +229,29 @@ class MPR121Group:
     def poll(self):
         now = ticks_ms()
         masks = self.masks
-        for i in range(len(masks)):
-            if not self.up[i]:
-                if ticks_diff(now, self._due[i]) < 0:
+        up = self.up
+        due = self._due
+        n = len(masks)
+        # One working chip at most is checked per poll, taking turns: the chips' check
+        # times start together, and each extra read delays the touches this poll reports.
+        check = -1
+        for k in range(n):
+            i = (self._turn + k) % n
+            if up[i] and ticks_diff(now, due[i]) >= 0:
+                check = i
+                self._turn = i + 1
+                break
+        for i in range(n):
+            if not up[i]:
+                if ticks_diff(now, due[i]) < 0:
                     continue
                 self._start(i, now)
-                if not self.up[i]:
+                if not up[i]:
                     continue
             chip = self.chips[i]
             try:
-                if ticks_diff(now, self._due[i]) >= 0:
-                    self._due[i] = ticks_add(now, self.check_ms)
+                if i == check:
+                    due[i] = ticks_add(now, self.check_ms)
                     if not chip.configured():
                         chip.reset()
                 masks[i] = chip.touched()
