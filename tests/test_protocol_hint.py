@@ -109,6 +109,7 @@ def test_a_change_while_it_thinks_drops_the_hint(board, cmd, fields):
     assert ans["ok"] is False and ans["error"]["code"] == "hint_dropped", ans
     assert ans["error"]["message"].endswith("send hint again."), ans
     assert answer_to(lines, change)["ok"] is True
+    assert [m["id"] for kind, m in lines if kind == "answer"] == [hint, change]
     assert not [m for kind, m in lines if kind == "hint"]  # nothing pulses for a dropped hint
     # Exactly one answer: the dropped search answers nothing later. A new hint answers for
     # the position as it is now.
