@@ -250,16 +250,6 @@ def test_feed_limit_sets_max_budget():
     assert p.budget_error(top) is None and "feed_ma" in p.budget_error(top + 1)
 
 
-def test_power_error_allows_only_lowering_the_budget():
-    p = profile.load(os.path.join(PROFILES, "duo.json"))
-    assert p.power_error(p.budget_ma) is None
-    assert p.power_error(p.min_budget_ma()) is None
-    assert p.power_error(p.budget_ma + 1) == (
-        "power_limit_ma 1501 is above this board's budget of 1500 mA (power.budget_ma in its "
-        "profile)")
-    assert p.power_error(100).startswith("power_limit_ma 100 is too low to show anything")
-
-
 def test_profile_answers_the_apps_seat_question():
     p = profile.load(os.path.join(PROFILES, "quad.json"))
     assert p.seat_error({"variant": "basic", "players": 4, "pits": 4}) is None

@@ -9,7 +9,7 @@
     p.pad["0.3"]         -> (address, electrode)
     p.i2c_id, p.sda, p.scl, p.i2c_freq, p.pad_chips    # for the MPR121 bus
     p.budget_ma; p.lit_ma(budget) -> mA for lit channels; p.ma_per_channel
-    p.budget_error(ma, "power_limit_ma") -> sentence or None   # set_config check
+    p.budget_error(ma) -> sentence or None   # the wiring checks at load
     p.min_budget_ma(), p.max_budget_ma()
 
     s = profile.seating(p, players, pits)  # ValueError if the board cannot seat it

@@ -144,14 +144,6 @@ class Profile:
                         shown, _ma(self.idle_ma()), _ma(self.ma_per_channel * self.ring_count)))
         return None
 
-    def power_error(self, ma):
-        """For set_config's power_limit_ma: a limit may lower the profile's budget, never raise
-        it, and must still show something. One sentence, or None if ma is fine."""
-        if ma > self.budget_ma:
-            return ("power_limit_ma %s is above this board's budget of %s mA (power.budget_ma "
-                    "in its profile)" % (_ma(ma), _ma(self.budget_ma)))
-        return self.budget_error(ma, "power_limit_ma")
-
     # --- seating -------------------------------------------------------------------------
 
     def seat_error(self, rules):
