@@ -30,7 +30,7 @@ browser:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium chromium-driver; }
 
 bench: $(STAMP)
-	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/drivers.py; do \
+	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/drivers.py bench/heap32.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 
 deploy: $(STAMP)
