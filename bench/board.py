@@ -135,13 +135,17 @@ proto.commands = table(app)
 app.boot()
 app.set_config({"animation_ms": 150, "brightness": 100}, "bench")
 
-def one_touch(seat, pit):
-    # seat 0's pit 6 is a move; seat 1's pit 2 is refused (seat 0 is to move)
+def one_touch(seat, pit, skip=False):
+    # seat 0's pit 6 is a move; seat 1's pit 2 is refused (seat 0 is to move); with skip,
+    # seat 0's move is being sown and the touch only skips to its end.
     app.new_game("bench", {"variant": "basic", "players": 4, "pits": 6}, 0)
     addr, electrode = prof.pad[app.seating.position(seat, pit)]
     for _ in range(5):
         display.tick(None)
         touch.update(pads.poll(), ticks_ms())
+    if skip:
+        app.press(0, 6, "bench")
+        display.tick(None)
     mpr121_model.touch(addr, electrode, True)
     cal_before = calibrate(100000)
     gc.collect()
@@ -169,12 +173,16 @@ def one_touch(seat, pit):
                 app.touch(kind, pos, ticks_ms())
                 if dma_start[0] is not None:
                     break
+            if dma_start[0] is None:
+                app.tick(ticks_ms())  # the rest of the main loop's pass
             if dma_start[0] is not None:
                 t3 = dma_start[0]
                 out = [ticks_diff(t1, t0) - poll_fake, ticks_diff(t2, t1),
                        ticks_diff(t3, t2) - (dma_start[1] - poll_fake), poll_bits,
                        dma_start[2]]
             break
+        if display.busy():
+            app.tick(ticks_ms())  # the main loop ticks on every pass while it animates
     gc.enable()
     mpr121_model.touch(addr, electrode, False)
     assert out is not None, "the touch changed no LED"
@@ -210,13 +218,14 @@ def frame_times():
 cal = [calibrate() for _ in range(3)]
 touches = [one_touch(0, 6) for _ in range(RUNS)]
 refusals = [one_touch(1, 2) for _ in range(RUNS)]
+skips = [one_touch(2, 3, True) for _ in range(RUNS)]
 frames = []
 for _ in range(RUNS):
     frames.extend(frame_times())
 cal += [calibrate() for _ in range(3)]
 cal.sort()
 print(json.dumps({"calibration_ms": (cal[2] + cal[3]) / 2, "touch_us": touches,
-                  "refusal_us": refusals,
+                  "refusal_us": refusals, "skip_us": skips,
                   "frame_ms": frames, "i2c_hz": prof.i2c_freq}))
 """
 
@@ -280,7 +289,7 @@ def pico_ms(us, run):
     return us * PICO_LOOP_MS / ((run[5] + run[6]) / 2) / 1000
 
 
-def report_touch(what, runs, i2c_hz):
+def report_touch(what, runs, i2c_hz, chain_wait=False):
     """Prints the touch -> first LED change figure of one kind of touch; returns its worst
     case in ms. runs: per run [poll us, touch layer us, app+display us, I2C bits, LED bytes,
     calibration before, calibration after]."""
@@ -293,7 +302,13 @@ def report_touch(what, runs, i2c_hz):
     i2c = bits * 1000.0 / i2c_hz
     nbytes = max(x[4] for x in runs)
     led = (nbytes * 8 * LED_NS_PER_BIT / 1000 + LATCH_US) / 1000
-    total = MPR121_MS + POLL_MS + i2c + cpu + led
+    # While an animation runs, its frames keep the chains busy: drivers/ws2812.py holds a
+    # chain's next show() until (leds * 30 + 280 + 999) // 1000 + 1 ms after the last one.
+    # That last one went out in an earlier pass of the main loop, before this pad poll, so
+    # the wait is at most that guard less this CPU path.
+    guard = (nbytes // 3 * 30 + LATCH_US + 999) // 1000 + 1
+    wait = max(0.0, guard - cpu) if chain_wait else 0
+    total = MPR121_MS + POLL_MS + i2c + cpu + wait + led
     print("touch -> first LED change, %s (quad): CPU from the pad poll that sees it to the "
           "start of the first LED transfer %.1f ms on RP2040 (median of %d runs, each scaled "
           "by its own calibration; middle half %.1f-%.1f)"
@@ -302,9 +317,12 @@ def report_touch(what, runs, i2c_hz):
           "counted), touch layer %.1f, app + display up to the DMA start %.1f"
           % (poll_cpu, layer, to_led))
     print("  worst case: MPR121 response ~%d + pad poll interval up to %d + I2C wire %.1f "
-          "(%d bits at %d kHz) + CPU %.1f + LED wire %.1f (%d bytes at 800 kHz + %d us latch)"
-          " = %.1f ms; budget %d ms -> %s"
-          % (MPR121_MS, POLL_MS, i2c, bits, i2c_hz // 1000, cpu, led, nbytes, LATCH_US,
+          "(%d bits at %d kHz) + CPU %.1f%s + LED wire %.1f (%d bytes at 800 kHz + %d us "
+          "latch) = %.1f ms; budget %d ms -> %s"
+          % (MPR121_MS, POLL_MS, i2c, bits, i2c_hz // 1000, cpu,
+             " + %.1f waiting for the last animation frame's chain (a %d ms guard less the "
+             "CPU)" % (wait, guard)
+             if chain_wait else "", led, nbytes, LATCH_US,
              total, TOUCH_BUDGET_MS, "OK" if total <= TOUCH_BUDGET_MS else "OVER"))
     return total
 
@@ -325,6 +343,7 @@ def main(argv=None):
           % (m["calibration_ms"], ratio))
     report_touch("a move", m["touch_us"], m["i2c_hz"])
     report_touch("a refused pit", m["refusal_us"], m["i2c_hz"])
+    report_touch("a touch that skips the sowing animation", m["skip_us"], m["i2c_hz"], True)
     print("animation frame (quad): median %.1f ms, worst %.1f ms on RP2040 (%d frames); "
           "budget %.1f ms (30 fps) -> %s" % (frame, frame_worst, len(m["frame_ms"]),
                                             FRAME_BUDGET_MS,

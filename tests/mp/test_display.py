@@ -224,7 +224,8 @@ def test_skip_lands_on_the_final_counts():
     assert d.animating
     d.skip()
     assert not d.animating
-    d.tick(5000)
+    d.tick(5000)    # the ring of the next stone first (tests/mp/test_display_touch.py)
+    d.tick(5010)
     _check_frame(d, g.to_dict(), chains, rings, d.limiter)
 
 

@@ -1,6 +1,7 @@
 # The first LED change after a touch is cheap (DESIGN.md: touch to first LED change <= 30 ms):
-# the tick after play() or refuse() paints and shows only the ring that changes first (the pit
-# emptied, the refused pit); every other change follows on the next tick. Checked by what
+# the tick after play(), lift(), refuse() or a skip paints and shows only the ring that
+# changes first (the pit emptied, the refused pit, the next stone's ring); every other change
+# follows on the next tick. Checked by what
 # the tick writes into the chain buffers and which chains it shows, not by timing.
 # Runs under MicroPython and CPython.
 from display import Display, reader
@@ -192,3 +193,45 @@ def test_lift_during_an_animation_ends_it_first():
     got = reader.read_counts(leds.bufs, rings)
     assert got[d.ring(1, 2)] == 0 and got[d.ring(1, 0)] == state["stores"][1]
     assert got[d.ring(0, 0)] == state["stores"][0]
+
+
+def test_first_tick_after_a_skip_shows_the_next_stones_ring_then_the_rest():
+    # Under the limit, as for a refusal: a brighter ring on a limited frame re-sends all.
+    p, d, g, leds, rings = _quad_game(30)
+    record = g.play(6)          # seat 0's pit 6: 4 stones, into its store and seat 1's pits
+    state = g.to_dict()
+    d.play(record, state, g.legal_moves(), now=0)
+    d.tick(0)                   # the lift
+    d.tick(10)                  # before the first stone lands
+    assert d.busy()
+    seat, pit = record["sown"][0]
+    r = d.ring(seat, pit)
+    before = [bytes(c) for c in leds.bufs]
+    del leds.sent[:]
+    d.finish()                  # a touch anywhere
+    assert not d.busy()
+    assert d.tick(20)
+    changed = _changed_leds(before, leds.bufs)
+    assert changed and _in_ring(changed, rings[r]), (changed[:6], rings[r])
+    assert leds.sent == [rings[r][0]]
+    want = state["stores"][seat] if pit == 0 else state["pits"][seat][pit - 1]
+    assert reader.read_counts(leds.bufs, [rings[r]]) == [want]
+    d.tick(30)
+    d.tick(3000)
+    got = reader.read_counts(leds.bufs, rings)
+    for seat in range(4):
+        assert got[d.ring(seat, 0)] == state["stores"][seat]
+        for pit in range(1, 7):
+            assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+
+
+def test_a_fast_ring_that_looks_the_same_sends_the_whole_frame_at_once():
+    p, d, g, leds, rings = _quad_game(30)
+    d.tick(20)
+    d.refuse("2.3", now=30)
+    d.tick(30)
+    del leds.sent[:]
+    d.hint("0.2", now=40)       # a change elsewhere ...
+    d.refuse("2.3", now=40)     # ... and a second refusal of a pit still blinking red
+    assert d.tick(45)           # that pit looks the same: the full frame goes out at once
+    assert rings[d.ring_of["0.2"]][0] in leds.sent

@@ -121,6 +121,14 @@ class Sowing:
         self.hand = -1
         return True
 
+    def upcoming(self):
+        """The ring the next stone lands in, or -1 when no stone is left to sow."""
+        steps = self._steps
+        for i in range(self._next, len(steps)) if self.active else ():
+            if steps[i][1] == SOW:
+                return steps[i][2]
+        return -1
+
     def remaining_ms(self, now):
         """How long until the last step is due (0 when idle)."""
         if not self.active:

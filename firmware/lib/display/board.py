@@ -213,10 +213,16 @@ class Board(Seats):
                 self._fx(a, FX_PULSE, self._now)
 
     def skip(self):
-        """Jump the animation to its end (a touch anywhere during it)."""
+        """Jump the animation to its end (a touch anywhere during it). The next tick shows
+        the ring of the next stone first (the first LED change after that touch)."""
         self._now = ticks_ms()
         self._settle()
-        return self.anim.skip(self._apply)
+        r = self.anim.upcoming()
+        if not self.anim.skip(self._apply):
+            return False
+        if r >= 0 and self._fast < 0:
+            self._fast = r
+        return True
 
     @property
     def animating(self):
@@ -232,35 +238,9 @@ class Board(Seats):
             self._fast = r             # the next tick shows this ring alone, at once
 
     # --- frames -------------------------------------------------------------------------
-    def _level(self, r, now):
-        if self.anim.active:
-            return palette.FULL if r == self.anim.hand else palette.REST
-        if self.over:
-            seat = self.owner[r]
-            if self.is_store[r] and seat < len(self.places) and self.places[seat] == 1:
-                return self._breath(now)
-            return palette.REST
-        if r == self.hint_ring:
-            return palette.HINT[(ticks_diff(now, self._hint_start) // palette.HINT_STEP_MS)
-                                & 15]
-        if self.turn is not None and self.is_store[r] and self.owner[r] == self.turn:
-            return self._breath(now)
-        return palette.FULL if self.legal[r] else palette.REST
-
     def _breath(self, now):
         i = (ticks_diff(now, self._breath_start) // palette.BREATH_STEP_MS) & 31
         return palette.BREATH[i]
-
-    def _marks(self, r):
-        # The lights worth nothing on ring r: MARKs in the low 3 bits, WARNs above them.
-        if self.over and self.is_store[r]:
-            seat = self.owner[r]
-            if seat < len(self.places) and self.places[seat]:
-                return self.places[seat]     # the store shows its place as dim dots
-            return 0
-        if r == self.warn_ring:
-            return self.warn_n << 3
-        return 1 if r == self.origin else 0
 
     def tick(self, now=None):
         """Advance the animation and effects to now, repaint the rings whose look changed,
@@ -268,17 +248,22 @@ class Board(Seats):
         if now is None:
             now = ticks_ms()
         self._now = now
-        lo = self._fast
-        if lo >= 0:
-            # The first LED change after a touch: this ring alone, at the frame's scale.
+        r = self._fast
+        if r >= 0:
+            # The first LED change after a touch: this ring alone, at the frame's scale;
+            # if it looks as it did, the whole frame goes out at once instead.
             self._fast = -1
-            hi = lo + 1
-        else:
-            lo = 0
-            hi = self.n
-            self._settle()
-            if self.anim.active:
-                self.anim.step(now, self._apply)
+            if self._repaint(r, r + 1, now):
+                return self.frame.commit(r)
+        self._settle()
+        if self.anim.active:
+            self.anim.step(now, self._apply)
+        self._repaint(0, self.n, now)
+        return self.frame.commit(-1)
+
+    def _repaint(self, lo, hi, now):
+        """Paint the rings lo..hi-1 whose look changed; returns how many were painted."""
+        painted = 0
         frame = self.frame
         fx = self.fx
         # Locals: this loop runs over every ring on every tick.
@@ -290,6 +275,22 @@ class Board(Seats):
         c_fx = self._c_fx
         c_level = self._c_level
         c_marks = self._c_marks
+        # What decides a ring's level and marks, taken once per tick rather than per ring.
+        is_store = self.is_store
+        legal = self.legal
+        active = self.anim.active
+        hand = self.anim.hand
+        over = self.over
+        places = self.places
+        nplaces = len(places)
+        turn = -2 if self.turn is None else self.turn   # -2: no ring's owner
+        breath = self._breath(now)
+        hint_ring = self.hint_ring
+        hint = palette.HINT[(ticks_diff(now, self._hint_start) // palette.HINT_STEP_MS) & 15]
+        warn_ring = self.warn_ring
+        origin = self.origin
+        full = palette.FULL
+        rest = palette.REST
         for r in range(lo, hi):
             seat = owner[r]
             f = FX_NONE
@@ -305,8 +306,24 @@ class Board(Seats):
                 level = 0
             else:
                 count = shown[r]
-                level = self._level(r, now)
-                marks = self._marks(r)
+                store = is_store[r]
+                if active:
+                    level = full if r == hand else rest
+                elif over:      # the winner's store breathes
+                    level = breath if store and seat < nplaces and places[seat] == 1 else rest
+                elif r == hint_ring:
+                    level = hint
+                elif store and seat == turn:
+                    level = breath
+                else:
+                    level = full if legal[r] else rest
+                # The lights worth nothing: MARKs in the low 3 bits, WARNs above them.
+                if over and store:  # the store shows its place as dim dots
+                    marks = places[seat] if seat < nplaces and places[seat] else 0
+                elif r == warn_ring:
+                    marks = self.warn_n << 3
+                else:
+                    marks = 1 if r == origin else 0
             if (count == c_count[r] and seat == c_seat[r] and f == c_fx[r]
                     and level == c_level[r] and marks == c_marks[r]):
                 continue
@@ -315,6 +332,7 @@ class Board(Seats):
             c_fx[r] = f
             c_level[r] = level
             c_marks[r] = marks
+            painted += 1
             if f == FX_REFUSE:
                 frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
             elif f == FX_FLASH:
@@ -331,4 +349,4 @@ class Board(Seats):
                 if marks > 7:
                     counts.add_warn(kinds, len(kinds), marks >> 3)
                 frame.paint(r, seat, level)
-        return frame.commit(lo if hi - lo == 1 else -1)
+        return painted
