@@ -4,20 +4,12 @@ highlight), repaints only the rings whose look changed, and runs the sowing anim
 the short effects (refused touch, capture flash, extra turn, finish).
 The API is described in display/__init__.py.
 """
-from .compat import const, ticks_ms, ticks_diff
-from . import counts
-from . import palette
+from .compat import const, ticks_ms
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
+from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE
 from .seats import Seats
 
-# Effects a ring can carry for a while; one at a time per ring, the newest wins.
-FX_NONE = const(0)
-FX_REFUSE = const(1)    # red blinks on a pit that is not a legal move
-FX_FLASH = const(2)     # white flashes: capture, sweep
-FX_PULSE = const(3)     # seat-colour blinks: extra turn (store), finish (pits)
-BLINK_MS = const(90)
-FX_MS = const(360)      # four blink phases
 MS_PER_STONE = const(250)
 COUNTDOWN_MAX = const(10)   # the move timer's countdown shows at most this many seconds
 
@@ -238,10 +230,6 @@ class Board(Seats):
             self._fast = r             # the next tick shows this ring alone, at once
 
     # --- frames -------------------------------------------------------------------------
-    def _breath(self, now):
-        i = (ticks_diff(now, self._breath_start) // palette.BREATH_STEP_MS) & 31
-        return palette.BREATH[i]
-
     def tick(self, now=None):
         """Advance the animation and effects to now, repaint the rings whose look changed,
         limit and show the frame. Returns True if LEDs changed."""
@@ -253,100 +241,10 @@ class Board(Seats):
             # The first LED change after a touch: this ring alone, at the frame's scale;
             # if it looks as it did, the whole frame goes out at once instead.
             self._fast = -1
-            if self._repaint(r, r + 1, now):
+            if repaint(self, r, r + 1, now):
                 return self.frame.commit(r)
         self._settle()
         if self.anim.active:
             self.anim.step(now, self._apply)
-        self._repaint(0, self.n, now)
+        repaint(self, 0, self.n, now)
         return self.frame.commit(-1)
-
-    def _repaint(self, lo, hi, now):
-        """Paint the rings lo..hi-1 whose look changed; returns how many were painted."""
-        painted = 0
-        frame = self.frame
-        fx = self.fx
-        # Locals: this loop runs over every ring on every tick.
-        owner = self.owner
-        shown = self.shown
-        hidden = self.hidden
-        c_count = self._c_count
-        c_seat = self._c_seat
-        c_fx = self._c_fx
-        c_level = self._c_level
-        c_marks = self._c_marks
-        # What decides a ring's level and marks, taken once per tick rather than per ring.
-        is_store = self.is_store
-        legal = self.legal
-        active = self.anim.active
-        hand = self.anim.hand
-        over = self.over
-        places = self.places
-        nplaces = len(places)
-        turn = -2 if self.turn is None else self.turn   # -2: no ring's owner
-        breath = self._breath(now)
-        hint_ring = self.hint_ring
-        hint = palette.HINT[(ticks_diff(now, self._hint_start) // palette.HINT_STEP_MS) & 15]
-        warn_ring = self.warn_ring
-        origin = self.origin
-        full = palette.FULL
-        rest = palette.REST
-        for r in range(lo, hi):
-            seat = owner[r]
-            f = FX_NONE
-            if fx[r]:
-                age = ticks_diff(now, self.fx_start[r])
-                if age >= FX_MS or age < 0:
-                    fx[r] = FX_NONE
-                elif (age // BLINK_MS) & 1 == 0:
-                    f = fx[r]
-            if seat < 0 or hidden[r]:
-                count = 0
-                marks = 0
-                level = 0
-            else:
-                count = shown[r]
-                store = is_store[r]
-                if active:
-                    level = full if r == hand else rest
-                elif over:      # the winner's store breathes
-                    level = breath if store and seat < nplaces and places[seat] == 1 else rest
-                elif r == hint_ring:
-                    level = hint
-                elif store and seat == turn:
-                    level = breath
-                else:
-                    level = full if legal[r] else rest
-                # The lights worth nothing: MARKs in the low 3 bits, WARNs above them.
-                if over and store:  # the store shows its place as dim dots
-                    marks = places[seat] if seat < nplaces and places[seat] else 0
-                elif r == warn_ring:
-                    marks = self.warn_n << 3
-                else:
-                    marks = 1 if r == origin else 0
-            if (count == c_count[r] and seat == c_seat[r] and f == c_fx[r]
-                    and level == c_level[r] and marks == c_marks[r]):
-                continue
-            c_count[r] = count
-            c_seat[r] = seat
-            c_fx[r] = f
-            c_level[r] = level
-            c_marks[r] = marks
-            painted += 1
-            if f == FX_REFUSE:
-                frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
-            elif f == FX_FLASH:
-                frame.paint(r, seat, 0, palette.WHITE_LED, palette.FULL)
-            elif f == FX_PULSE and seat >= 0:
-                frame.paint(r, seat, 0, palette.SEAT_LED[seat], palette.FULL)
-            elif seat < 0:
-                frame.dark(r)
-            else:
-                kinds = frame.kinds[r]
-                counts.encode(count, len(kinds), kinds)
-                for _ in range(marks & 7):
-                    counts.add_mark(kinds, len(kinds))
-                if marks > 7:
-                    counts.add_warn(kinds, len(kinds), marks >> 3)
-                frame.paint(r, seat, level)
-        return painted
