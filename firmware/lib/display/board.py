@@ -7,7 +7,7 @@ The API is described in display/__init__.py.
 from .compat import const, ticks_ms
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
-from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE
+from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE, NEVER
 from .seats import Seats
 
 MS_PER_STONE = const(250)
@@ -23,11 +23,12 @@ class Board(Seats):
         self.fx = bytearray(n)
         self.fx_start = [0] * n
         # What each ring was last painted as, so unchanged rings are skipped.
-        self._c_count = [-2] * n
-        self._c_seat = [-2] * n
-        self._c_level = [-1] * n
-        self._c_fx = [-1] * n
-        self._c_marks = [-1] * n
+        # Bytes: counts (at most 96 stones), levels, effects and marks all fit in one;
+        # _c_fx at NEVER (no effect has it) makes a ring repaint.
+        self._c_count = bytearray(n)
+        self._c_level = bytearray(n)
+        self._c_fx = bytearray(b"\xff" * n)
+        self._c_marks = bytearray(n)
         self.origin = -1              # ring of the last move's pit
         self.ms_per_stone = MS_PER_STONE
         self.anim = Sowing()
@@ -79,7 +80,11 @@ class Board(Seats):
 
     def _invalidate(self):
         for r in range(self.n):
-            self._c_level[r] = -1
+            self._c_fx[r] = NEVER
+
+    def set_seating(self, seat_rings):
+        Seats.set_seating(self, seat_rings)
+        self._invalidate()          # the rings' seats (and so colours) changed
 
     # --- state --------------------------------------------------------------------------
     def set_state(self, state, legal=None, last=None):

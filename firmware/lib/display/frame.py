@@ -8,7 +8,7 @@ integer maths, and the painter copies bytes from it by kind. On MicroPython the 
 the limiter's scaling are viper functions; elsewhere they are plain loops.
 """
 from . import counts
-from . import palette
+from . import lights
 from .power import _scale
 
 FILL = counts.KINDS          # pseudo-kind: every LED the ring's fill colour (flashes, blinks)
@@ -70,17 +70,19 @@ class Frame:
         self.show = show
         self.limiter = limiter
         n = len(rings)
-        self.kinds = []
         self.bufs = []
         self.views = []
+        longest = 0
         for chain, start, leds in rings:
             if chain >= len(chains) or (start + leds) * 3 > len(chains[chain]):
                 raise ValueError("ring at chain %d LED %d (%d LEDs) is outside its chain" % (
                     chain, start, leds))
-            self.kinds.append(bytearray(leds))
             self.bufs.append(bytearray(3 * leds))
+            longest = leds if leds > longest else longest
             # One view per ring into its chain, made once: copies and scaling use it.
             self.views.append(memoryview(chains[chain])[start * 3:(start + leds) * 3])
+        # The pattern of kinds of the ring being painted: one ring at a time, so one buffer.
+        self.kinds = bytearray(longest)
         self.sums = [0] * n          # channel sum of each ring as painted (before limiting)
         self.sum = 0                 # their total, kept up to date by paint()
         self.dirty = bytearray(n)    # painted since the last commit
@@ -95,11 +97,15 @@ class Frame:
         self.chain_new = [0] * len(chains)
         self.chain_sent = [0] * len(chains)
 
+    def leds(self, r):
+        """How many LEDs ring r has."""
+        return len(self.bufs[r]) // 3
+
     def paint(self, r, seat, level, fill_rgb=None, fill_level=0):
-        """Paint ring r from self.kinds[r] (already encoded) in seat's colours at level
-        (0..255); with fill_rgb, every LED is that colour at fill_level instead."""
-        kinds = self.kinds[r]
-        leds = len(kinds)
+        """Paint ring r from self.kinds (its pattern, already encoded) in seat's colours at
+        level (0..255); with fill_rgb, every LED is that colour at fill_level instead."""
+        kinds = self.kinds
+        leds = len(self.bufs[r]) // 3
         cols = self.cols
         br = self.brightness
         if fill_rgb is not None:
@@ -113,12 +119,12 @@ class Frame:
             self._br = br
             eff = br * level // 255
             if seat >= 0:
-                _put(cols, counts.ONE, palette.SEAT_LED[seat], eff)
-            _put(cols, counts.TEN, palette.WHITE_LED, eff)
-            _put(cols, counts.FIFTY, palette.VIOLET_LED, eff)
-            _put(cols, counts.FIVE, palette.PINK_LED, eff)
-            _put(cols, counts.MARK, palette.WHITE_LED, br * palette.MARK_LEVEL // 255)
-            _put(cols, counts.WARN, palette.WARN_LED, br)   # steady, at full: a warning
+                _put(cols, counts.ONE, lights.SEAT_LED[seat], eff)
+            _put(cols, counts.TEN, lights.WHITE_LED, eff)
+            _put(cols, counts.FIFTY, lights.VIOLET_LED, eff)
+            _put(cols, counts.FIVE, lights.PINK_LED, eff)
+            _put(cols, counts.MARK, lights.WHITE_LED, br * lights.MARK_LEVEL // 255)
+            _put(cols, counts.WARN, lights.WARN_LED, br)   # steady, at full: a warning
         t = _paint(self.bufs[r], kinds, cols, leds)
         self.sum += t - self.sums[r]
         self.sums[r] = t
@@ -126,8 +132,8 @@ class Frame:
 
     def dark(self, r):
         """Paint ring r dark."""
-        kinds = self.kinds[r]
-        for i in range(len(kinds)):
+        kinds = self.kinds
+        for i in range(len(self.bufs[r]) // 3):
             kinds[i] = counts.OFF
         self.paint(r, -1, 0)
 

@@ -7,7 +7,7 @@ of its tick() over the rings, kept here so that module stays about the game's fl
 """
 from .compat import const, ticks_diff
 from . import counts
-from . import palette
+from . import lights
 
 # Effects a ring can carry for a while; one at a time per ring, the newest wins.
 FX_NONE = const(0)
@@ -16,6 +16,7 @@ FX_FLASH = const(2)     # white flashes: capture, sweep
 FX_PULSE = const(3)     # seat-colour blinks: extra turn (store), finish (pits)
 BLINK_MS = const(90)
 FX_MS = const(360)      # four blink phases
+NEVER = const(255)      # in Board._c_fx: the ring is to be repainted whatever it shows
 
 
 def repaint(b, lo, hi, now):
@@ -29,7 +30,6 @@ def repaint(b, lo, hi, now):
     shown = b.shown
     hidden = b.hidden
     c_count = b._c_count
-    c_seat = b._c_seat
     c_fx = b._c_fx
     c_level = b._c_level
     c_marks = b._c_marks
@@ -42,13 +42,13 @@ def repaint(b, lo, hi, now):
     places = b.places
     nplaces = len(places)
     turn = -2 if b.turn is None else b.turn   # -2: no ring's owner
-    breath = palette.BREATH[(ticks_diff(now, b._breath_start) // palette.BREATH_STEP_MS) & 31]
+    breath = lights.BREATH[(ticks_diff(now, b._breath_start) // lights.BREATH_STEP_MS) & 31]
     hint_ring = b.hint_ring
-    hint = palette.HINT[(ticks_diff(now, b._hint_start) // palette.HINT_STEP_MS) & 15]
+    hint = lights.HINT[(ticks_diff(now, b._hint_start) // lights.HINT_STEP_MS) & 15]
     warn_ring = b.warn_ring
     origin = b.origin
-    full = palette.FULL
-    rest = palette.REST
+    full = lights.FULL
+    rest = lights.REST
     for r in range(lo, hi):
         seat = owner[r]
         f = FX_NONE
@@ -82,29 +82,30 @@ def repaint(b, lo, hi, now):
                 marks = b.warn_n << 3
             else:
                 marks = 1 if r == origin else 0
-        if (count == c_count[r] and seat == c_seat[r] and f == c_fx[r]
-                and level == c_level[r] and marks == c_marks[r]):
+        # (A ring's seat changes only with the seating, which repaints every ring.)
+        if (count == c_count[r] and f == c_fx[r] and level == c_level[r]
+                and marks == c_marks[r]):
             continue
         c_count[r] = count
-        c_seat[r] = seat
         c_fx[r] = f
         c_level[r] = level
         c_marks[r] = marks
         painted += 1
         if f == FX_REFUSE:
-            frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
+            frame.paint(r, seat, 0, lights.RED_LED, lights.FULL)
         elif f == FX_FLASH:
-            frame.paint(r, seat, 0, palette.WHITE_LED, palette.FULL)
+            frame.paint(r, seat, 0, lights.WHITE_LED, lights.FULL)
         elif f == FX_PULSE and seat >= 0:
-            frame.paint(r, seat, 0, palette.SEAT_LED[seat], palette.FULL)
+            frame.paint(r, seat, 0, lights.SEAT_LED[seat], lights.FULL)
         elif seat < 0:
             frame.dark(r)
         else:
-            kinds = frame.kinds[r]
-            counts.encode(count, len(kinds), kinds)
+            kinds = frame.kinds
+            leds = frame.leds(r)
+            counts.encode(count, leds, kinds)
             for _ in range(marks & 7):
-                counts.add_mark(kinds, len(kinds))
+                counts.add_mark(kinds, leds)
             if marks > 7:
-                counts.add_warn(kinds, len(kinds), marks >> 3)
+                counts.add_warn(kinds, leds, marks >> 3)
             frame.paint(r, seat, level)
     return painted

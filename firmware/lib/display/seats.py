@@ -9,8 +9,9 @@ class Seats:
         self.n = n
         self.is_store = bytearray(n)
         self.owner = [-1] * n         # seat whose ring this is, -1 = not used by this game
-        self.shown = [0] * n          # the count each ring shows now
-        self.final = [0] * n          # the count of the last state given
+        # Counts fit a byte: the largest game has 96 stones.
+        self.shown = bytearray(n)     # the count each ring shows now
+        self.final = bytearray(n)     # the count of the last state given
         self.legal = bytearray(n)
         self.hidden = bytearray(n)    # pits of a seat that finished (Basic): dark
         self.seat_rings = []
