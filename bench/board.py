@@ -1,13 +1,20 @@
 """Board firmware benchmarks, as RP2040 estimates (DESIGN.md "Budgets").
 
-    .venv/bin/python bench/board.py [--runs N] [--no-heap]
+    .venv/bin/python bench/board.py [--runs N] [--no-heap] [--quick]
 
-1. Touch to first LED change on the largest profile (quad): under the MicroPython unix port,
-   in one process with the sim fakes, a finger goes onto an MPR121 model; the time is measured
-   from the pad poll that sees it, through the touch layer, the app, the engine and the
-   display, to the first LED transfer (the `show` of a chain). Then the fixed device delays
-   are added: up to one pad-poll interval (10 ms) and the MPR121's response (~5 ms as the
-   driver configures it).
+1. Touch to first LED change on the largest profile (quad), for a move, a refused pit and a
+   touch that skips a running sowing animation. Under the MicroPython unix port, in one
+   process with the sim fakes, a finger goes onto an MPR121 model. The CPU time is measured
+   from the start of the pad poll that sees it, through the MPR121 driver, the touch layer,
+   the app and the display, to the start of the first LED transfer (the DMA of a chain in
+   drivers/ws2812.py). Time spent inside the fakes is not the firmware's (on a Pico the I2C
+   bus and the PIO/DMA are hardware): the I2C register model and the fake DMA are wrapped
+   and their time taken off; the I2C transfers are counted in bits and timed at the
+   profile's bus frequency instead. Each chip's once-a-second check is made due in the
+   measured poll (the worst case; the driver does one of them per poll). Then the fixed
+   delays are added: the MPR121's response (~5 ms as the driver configures it), up to one
+   pad-poll interval (PAD_MS, 10 ms) and the LED wire time of the chain (30 us per LED plus
+   the latch: a WS2812 shows what it was sent only after the reset gap).
 2. Animation frame time on quad: the time of one display tick that repaints while a sowing
    animation runs, without the time spent inside the fake LED output (on the Pico the PIO and
    DMA send the frame while the CPU goes on).
@@ -17,9 +24,11 @@
    (tests/boardsim.py; the sim fakes share that heap, a Pico's machine and rp2 do not).
 
 Times are scaled to the RP2040 with DESIGN.md's calibration: a 10^6-pass `for` loop with one
-integer add takes about 7984 ms on a Pico at 125 MHz; the same loop is timed in the same run
-here, and every time is multiplied by 7984 / that. Medians over --runs runs. Heap sizes on
-the 64-bit unix port overstate the RP2040's by up to 2x.
+integer add takes about 7984 ms on a Pico at 125 MHz; the same loop is timed here (a tenth of
+it just before and just after each touch run, which is scaled by that; six whole loops for
+the frame times) and every time is multiplied by 7984 / that. Medians over --runs runs (11;
+the host is shared and noisy, so the middle half of the touch runs is printed too). Heap
+sizes on the 64-bit unix port overstate the RP2040's by up to 2x.
 """
 import argparse
 import json
