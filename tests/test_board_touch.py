@@ -3,6 +3,7 @@ and the touch layer: moves, refused touches, take-back, the settings menu and re
 In-process (CPython): what comes before the first LED change after a touch."""
 import json
 import os
+import sys
 
 import profile as profiles
 from app import App
@@ -217,3 +218,72 @@ def test_a_refused_touch_blinks_before_the_event(tmp_path):
     assert [seen["events"] for _, seen in leds.shows] == [[]] * len(leds.shows)
     assert leds.bufs[chain][start * 3 + 1] > 0 and leds.bufs[chain][start * 3] == 0  # red
     assert [e["event"] for e in events] == ["refused"] and app.state() == before
+
+
+class _Recorder:
+    """The pieces app.loop.loop() drives, each noting its call in one shared list."""
+
+    def __init__(self, calls):
+        self.calls = calls
+        self.search = None          # app.autoplay.search: no CPU thinking
+        self.autoplay = self
+        self.display = self
+        self.commands = {}
+
+    # pads
+    def poll(self):
+        self.calls.append("poll")
+        return [0, 0, 0]
+
+    # touch layer
+    def update(self, masks, now):
+        return []
+
+    # protocol
+    def feed(self, byte):
+        self.calls.append("serial")
+
+    # app
+    def touch(self, kind, pos, now):
+        self.calls.append("touch")
+
+    def tick(self, now):
+        self.calls.append("tick")
+
+    def busy(self):
+        return False
+
+
+def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
+    # The loop ticks the app (which sends idle frames: breathing, hint, timer) only in a pass
+    # that polled the pads, not in the passes that serial bytes wake up between polls: a
+    # chain sent between two polls could still be on the wire when the next touch wants it.
+    import threading
+    from app import loop as mainloop
+
+    calls = []
+    fake = _Recorder(calls)
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
+
+    def host():
+        # A serial byte now and then, between pad polls, then the host closes the line.
+        for _ in range(30):
+            os.write(wfd, b" ")
+            threading.Event().wait(0.003)
+        os.close(wfd)
+
+    t = threading.Thread(target=host)
+    t.start()
+    try:
+        mainloop.loop(fake, fake, fake, fake, None)
+    finally:
+        t.join()
+        stdin.close()
+    assert calls.count("serial") == 30 and calls.count("poll") >= 2
+    # every tick comes right after a poll, in the same pass; serial passes do not tick
+    for i, c in enumerate(calls):
+        if c == "tick":
+            assert calls[i - 1] == "poll", calls[max(0, i - 4):i + 1]
+    assert calls.count("tick") == calls.count("poll")
