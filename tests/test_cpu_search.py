@@ -27,7 +27,7 @@ def _minimax(game, root, depth, ply):
         if ply and (a > bd.total // 2 or c > bd.total // 2):
             return (ev.WIN if a > c else -ev.WIN) + a - c
     if depth == 0:
-        v = ev.static(bd, root)
+        v = ev.static(bd, root, game.turn)
         if game.kalah:
             g = ev.kalah_threat(bd.b, game.turn, game.pits, bd.nonempty_only)
             v += negamax.KALAH_THREAT * (g if game.turn == root else -g)
@@ -46,7 +46,7 @@ def _minimax_skip(bd, root, depth, ply):
     if bd.over or bd.places[root]:
         return ev.terminal(bd, root, ply)
     if depth == 0:
-        return ev.static(bd, root)
+        return ev.static(bd, root, bd.turn)
     t = bd.turn
     w = bd.pits + 1
     values = []

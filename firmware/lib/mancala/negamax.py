@@ -228,7 +228,7 @@ def run(s, stop):
                                         g = k + 1
                         v += g * threat if t == root else -g * threat
                 else:
-                    v = static(bd, root)
+                    v = static(bd, root, t)
                 if noise:
                     v += ((_NOISE[(h ^ nsalt) & 255] - 64) * noise) >> 6
             else:
