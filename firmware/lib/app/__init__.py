@@ -317,11 +317,13 @@ class App:
         self.emit("refused", {"pos": pos, "seat": seat, "pit": pit, "reason": reason})
 
     def tick(self, now):
-        """Everything that runs on time rather than on input."""
+        """Everything that runs on time rather than on input. The display goes first: the
+        frame a touch asked for (a skipped animation) goes out before the CPU's slice and
+        the menu's timers; what those change shows on the next tick."""
+        self.display.tick(now)
         if self.menu is not None:
             self.menu.tick(now)
         self.autoplay.tick(now)
-        self.display.tick(now)
 
 
 def _configs():
