@@ -4,7 +4,9 @@ App holds the config, the game in progress (app.session) and the seating, and of
 actions a person can take: new game, press, resign, undo, set config. Every action first
 changes the game, then shows it (the display's first LED change comes before anything slow),
 then saves it to flash, and only then sends its events; the protocol's answer follows the
-events. So anything acknowledged over serial is on the flash (docs/protocol.md §7).
+events. So anything acknowledged over serial is on the flash (docs/protocol.md §7). A pad
+touch shows itself even before the game changes: the touched pit goes dark, or blinks red
+if refused, while the engine has not yet played it (docs/display.md §6).
 
 Pads arrive as touch events (kind, position id) and are turned into the same actions here;
 app.menu holds the board-only settings menu, imported when a menu opens and forgotten when it
