@@ -13,8 +13,9 @@
    profile's bus frequency instead. Each chip's once-a-second check is made due in the
    measured poll (the worst case; the driver does one of them per poll). Then the fixed
    delays are added: the MPR121's response (~5 ms as the driver configures it), up to one
-   pad-poll interval (PAD_MS in app/loop.py, 8 ms) and the LED wire time of the chain (30 us per LED plus
-   the latch: a WS2812 shows what it was sent only after the reset gap).
+   pad-poll interval (PAD_MS in app/loop.py, 8 ms) and the LED wire time of the chain (30 us
+   per LED plus the latch: a WS2812 shows what it was sent only after the reset gap). While
+   the CPU thinks, the pads wait for its slice (SLICE_MS) instead of PAD_MS: printed too.
 2. Animation frame time on quad: the time of one display tick that repaints while a sowing
    animation runs, without the time spent inside the fake LED output (on the Pico the PIO and
    DMA send the frame while the CPU goes on).
@@ -48,6 +49,7 @@ from boardsim import Board, BoardGone, MICROPYTHON, PROFILES, micropypath  # noq
 
 PICO_LOOP_MS = 7984.0
 from app.loop import PAD_MS as POLL_MS  # noqa: E402  the main loop's pad poll interval
+from app.autoplay import SLICE_MS  # noqa: E402  a CPU search's slice between two passes
 MPR121_MS = 5       # SFI 4 samples x ESI 1 ms + 1 debounce sample, as drivers/mpr121.py sets it
 LED_NS_PER_BIT = 1250   # WS2812 at 800 kHz
 LATCH_US = 280          # the reset gap after which a WS2812 shows what it was sent
@@ -363,7 +365,7 @@ def report_touch(what, runs, i2c_hz, chain_wait=False):
              "CPU)" % (wait, guard)
              if chain_wait else "", led, nbytes, LATCH_US,
              total, TOUCH_BUDGET_MS, "OK" if total <= TOUCH_BUDGET_MS else "OVER"))
-    return total
+    return total, i2c, cpu, led
 
 
 def main(argv=None):
@@ -382,9 +384,16 @@ def main(argv=None):
     frame_worst = ordered[-1] * ratio
     print("calibration: 10^6-pass loop %.1f ms here (median of 6) -> RP2040 factor %.0fx"
           % (m["calibration_ms"], ratio))
-    report_touch("a move", m["touch_us"], m["i2c_hz"])
+    _, i2c, cpu, led = report_touch("a move", m["touch_us"], m["i2c_hz"])
     report_touch("a refused pit", m["refusal_us"], m["i2c_hz"])
     report_touch("a touch that skips the sowing animation", m["skip_us"], m["i2c_hz"], True)
+    # While the CPU thinks (its seat's move, a hint), the loop polls the pads between its
+    # slices, so the wait for a poll is up to a slice rather than PAD_MS.
+    thinking = MPR121_MS + max(POLL_MS, SLICE_MS) + i2c + cpu + led
+    print("while the CPU thinks (a hint, a CPU seat's move): the pads are polled between its "
+          "%d ms slices (SLICE_MS in app/autoplay.py), so a touch then takes up to %.1f ms to "
+          "its first LED change -> %s"
+          % (SLICE_MS, thinking, "OK" if thinking <= TOUCH_BUDGET_MS else "OVER"))
     idle_cpu = statistics.median([x[0] for x in m["idle"]]) * PICO_LOOP_MS / m["idle_cal"] / 1000
     idle_bus = max(x[1] for x in m["idle"]) * 1000.0 / m["i2c_hz"]
     print("pads while idle: a poll and the touch layer take %.2f ms of CPU + %.2f ms on the I2C "
