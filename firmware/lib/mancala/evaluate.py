@@ -94,6 +94,12 @@ def static(board, root, turn):
     if p == 2 and n == 6 and BASIC_TABLE:
         base = turn * w
         other = (1 - turn) * w
+        k = b[z + turn]
+        if k == b[base + 5] and k < 9:
+            # All the mover's stones lie in its last pit, no more than reach the other
+            # store: its next move empties its side and wins.
+            v = WIN // 2
+            return v if turn == root else -v
         v = _PIT_BIAS
         t = _PIT_VALUE
         for i in range(6):
