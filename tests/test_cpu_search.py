@@ -104,3 +104,50 @@ def test_table_is_emptied_when_the_rules_change():
     assert any(keys)
     keys, _ = cpu._table(basic.rules)  # same rules: kept
     assert any(keys)
+
+
+def test_basic_two_player_leaf_wins_exactly_when_the_mover_can_finish_at_once():
+    # evaluate.static scores a Basic 2p leaf as won (WIN // 2) for the seat to move when its
+    # next move empties its side. Checked against the engine in both directions on random
+    # positions: the claimed move finishes and wins, and every position where some move
+    # wins at once is claimed. Values are the root's: the other seat's are the negation.
+    rnd = random.Random(5)
+    claimed = 0
+    for _ in range(300):
+        game = Game(Rules.from_dict({"variant": "basic", "seeds": rnd.choice((3, 4))}))
+        while not game.over:
+            t = game.turn
+            bd = SearchBoard(game, 1)
+            v = ev.static(bd, t, t)
+            assert ev.static(bd, 1 - t, t) == -v
+            wins_now = []
+            for pit in game.legal_moves():
+                game.push(pit)
+                wins_now.append(game.places[t] == 1)
+                game.pop()
+            if v == ev.WIN // 2:
+                claimed += 1
+                game.push(game.pits)
+                assert game.places[t] == 1, game.to_dict()
+                game.pop()
+            else:
+                assert abs(v) < ev.WIN // 4 and not any(wins_now), game.to_dict()
+            game.play(rnd.choice(game.legal_moves()))
+    assert claimed > 20
+
+
+def test_basic_two_player_leaf_win_edges():
+    #  seat 1:  [2 3 0 1 4 2]          seat 0 holds k stones, all in its last pit: with 8
+    #  seat 0:  [0 0 0 0 0 k]  store   they reach the other store and the side is empty,
+    #  with 9 the last one comes back to pit 1.
+    for k, won in ((1, True), (8, True), (9, False)):
+        other = [2, 3, 0, 1, 4, 2]
+        rest = 48 - k - sum(other)
+        game = Game.from_dict({"rules": Rules.from_dict({"variant": "basic"}).to_dict(),
+                               "pits": [[0, 0, 0, 0, 0, k], other],
+                               "stores": [rest // 2, rest - rest // 2], "turn": 0,
+                               "active": [0, 1], "places": [None, None], "over": False})
+        v = ev.static(SearchBoard(game, 1), 0, 0)
+        game.play(6)
+        assert (game.places[0] == 1) == won
+        assert (v == ev.WIN // 2) == won, (k, v)
