@@ -178,9 +178,9 @@ class Search:
             self.hist[i] = 0
         self.bestv[0] = -INF
         self.iter = 0
-        # Basic 2p, level 5: even depths only, so that an iteration never ends on the root's
-        # own move (an odd depth in a race flatters the seat that moves last). Levels 3-4
-        # deepen by 1: measured, they keep their order better so.
+        # Basic 2p, deeper than 2 plies (levels 4-5): even depths only, so that an iteration
+        # never ends on the root's own move (an odd depth in a race flatters the seat that
+        # moves last).
         full = not game.kalah and p == 2 and maxd > 2 and share == 100
         self.step_plies = BASIC_STEP if full else 1
         self._new_iteration()
