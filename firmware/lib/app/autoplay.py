@@ -32,7 +32,10 @@ PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
 DEMO_LEVEL = 3
 THINK_MS = 1000
-SLICE_MS = 15
+# A slice plus the rest of a loop pass (a pad poll and the touch layer, ~1 ms on an RP2040,
+# bench/board.py) fits one pad-poll interval (app.loop.PAD_MS = 8), so a touch while the CPU
+# thinks is seen as soon as when it does not; the search keeps ~7/8 of the CPU.
+SLICE_MS = 7
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
 HINT_LEVEL = 5
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
