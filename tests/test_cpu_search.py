@@ -1,7 +1,7 @@
 """The level-4/5 search returns exactly the minimax value of its own evaluation.
 
-A plain minimax over the public Game API (push/pop) with the same evaluation (in Kalah
-including the leaf threat term, which the search inlines) and the same
+A plain minimax over the public Game API (push/pop) with the same evaluation (evaluate.static,
+whose Kalah table the search inlines) and the same
 depth must give the same root score as the explicit-stack alpha-beta with move ordering,
 killers, history and (level 5) the transposition table, on random positions of Kalah and of
 2, 3 and 4 player Basic (paranoid: the root seat maximizes, every other seat minimizes; in
@@ -27,11 +27,7 @@ def _minimax(game, root, depth, ply):
         if ply and (a > bd.total // 2 or c > bd.total // 2):
             return (ev.WIN if a > c else -ev.WIN) + a - c
     if depth == 0:
-        v = ev.static(bd, root, game.turn)
-        if game.kalah:
-            g = ev.kalah_threat(bd.b, game.turn, game.pits, bd.nonempty_only)
-            v += negamax.KALAH_THREAT * (g if game.turn == root else -g)
-        return v
+        return ev.static(bd, root, game.turn)
     values = []
     for pit in game.legal_moves():
         game.push(pit)

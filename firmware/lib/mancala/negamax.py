@@ -12,7 +12,8 @@ Written for speed on MicroPython, where every attribute lookup and call costs by
 """
 
 from mancala.searchboard import R, RT
-from mancala.evaluate import WIN, INF, KALAH_STORE, KALAH_SIDE, terminal, static
+from mancala.evaluate import WIN, INF, KALAH_STORE, KALAH_SIDE, terminal, static, \
+    _KALAH_VALUE
 
 try:
     from micropython import const
@@ -37,7 +38,6 @@ _UPPER = const(2)
 _NEXT = const(0)  # try the next move of node d (or close node d)
 _RET = const(1)   # the move made at ply d returned the value v (d's point of view)
 _BIAS = const(32768)
-KALAH_THREAT = 2
 # 3-4 players: after a rival's move the root moves again (only the next rival replies to
 # each of the root's moves), a best-reply style model; docs/cpu.md section 6.
 SKIP_RIVALS = 1
@@ -96,7 +96,7 @@ def run(s, stop):
     sturn = bd.sturn
     srare = bd.srare
     extra = s.extra_cost
-    threat = KALAH_THREAT
+    ktab = _KALAH_VALUE
     rival = s.rival_cost
     skip = SKIP_RIVALS and bd.players > 2
     last = len(dep) - 2
@@ -209,24 +209,16 @@ def run(s, stop):
             elif dc <= 0 or c >= last:
                 if kalah:
                     v = KALAH_STORE * (b[st_r] - b[st_o]) + KALAH_SIDE * (b[sd_r] - b[sd_o])
-                    if threat:
-                        # The seat to move takes its best capture or extra move next: a
-                        # cheap stand-in for a quiescence search.
-                        base = t * w
-                        ob = (1 - t) * w + n - 1
-                        g = 0
-                        for p in range(n):
-                            k = b[base + p]
-                            if k:
-                                r = p + k
-                                if r == n:
-                                    if g < 1:
-                                        g = 1
-                                elif r < n and not b[base + r]:
-                                    k = b[ob - r]
-                                    if k >= g and (k or not nonempty_only):
-                                        g = k + 1
-                        v += g * threat if t == root else -g * threat
+                    # The pits' worth to the seat to move (evaluate.kalah_table).
+                    base = t * w
+                    ob = (1 - t) * w
+                    g = -1536
+                    for p in range(n):
+                        k = b[base + p]
+                        g += ktab[12 * p + (k if k < 12 else 11)]
+                        k = b[ob + p]
+                        g += ktab[72 + 12 * p + (k if k < 12 else 11)]
+                    v += g if t == root else -g
                 else:
                     v = static(bd, root, t)
                 if noise:
