@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/cpu.py            # the full run (several minutes on 2 cores)
     .venv/bin/python bench/cpu.py --quick    # a small version of every figure
-    .venv/bin/python bench/cpu.py --fit-basic 3000   # refit evaluate.py's Basic 2p table
+    .venv/bin/python bench/cpu.py --fit basic 3000   # refit evaluate.py's tables (numpy)
 
 Method (docs/cpu.md says the same):
 1. Under the MicroPython unix port, in one run: the calibration loop (a 10**6-pass for loop
@@ -221,49 +221,62 @@ def _median(xs):
     return xs[len(xs) // 2]
 
 
-def selfplay_positions(g):
-    """One Basic 2p self-play game (level 5, ~500 nodes a move, 2-6 random opening moves):
-    each position as the mover's 6 pits, the other's 6 pits, and 1 if the mover won."""
+def selfplay_positions(args):
+    """One self-play game (level 5, ~500 nodes a move, 2-6 random opening moves): each
+    position as the mover's 6 pits, the other's 6 pits, the store difference (mover's
+    minus other's), and the mover's result (2 won, 1 drawn, 0 lost)."""
     from mancala.cpu import clear_table
+    rules, g = args
     clear_table()  # each game on its own, so the games do not depend on the pool's order
-    rng = Rng(77777 + g)
-    game = Game(Rules.from_dict(BASIC2), first=g % 2)
+    rng = Rng((55555 if rules is KALAH else 77777) + g)
+    game = Game(Rules.from_dict(rules), first=g % 2)
     _opening(game, rng, 2 + rng.below(5))
     rows = []
     while not game.over:
         t = game.turn
         b = game.board
-        rows.append((t, list(b[t * 7:t * 7 + 6]) + list(b[(1 - t) * 7:(1 - t) * 7 + 6])))
+        rows.append((t, list(b[t * 7:t * 7 + 6]) + list(b[(1 - t) * 7:(1 - t) * 7 + 6]) +
+                     [b[t * 7 + 6] - b[(1 - t) * 7 + 6]]))
         game.play(choose_move(game, 5, 10 ** 6, seed=rng.below(1 << 20),
                               max_nodes=_budget(500, rng)))
-    return [row + [int(game.places[t] == 1)] for t, row in rows]
+    return [row + [_points(game, t)] for t, row in rows]
 
 
-def fit_basic_table(games):
-    """evaluate.py's Basic 2p table: a logistic regression of who wins on one-hot (pit,
-    min(stones, 9)) features of both sides, over the positions of self-play games with
-    fewer than 20 stones on the sides (earlier ones the stones do not predict) that the
-    leaf rule does not already score (all the mover's stones in its last pit, at most 8).
-    Prints the rows and the bias in evaluate.py's units, 32 per unit of log-odds."""
+def fit_table(variant, games):
+    """evaluate.py's table for variant ("kalah" or "basic", 2 players): a logistic
+    regression of the result on one-hot (pit, min(stones, cap)) features of both sides (and
+    in Kalah the store difference). Basic uses the positions with fewer than 20 stones on
+    the sides (earlier ones the stones do not predict) that the leaf rule does not already
+    score (all the mover's stones in its last pit, at most 8). Prints the rows as
+    evaluate.py holds them: +128, in its units (Basic 32 per unit of log-odds, Kalah
+    KALAH_STORE per seed of store difference)."""
     import numpy as np
+    rules, cap = (KALAH, 12) if variant == "kalah" else (BASIC2, 10)
     with Pool(os.cpu_count() or 2) as pool:
-        per_game = pool.map(selfplay_positions, range(games))
-    cut = len(per_game) * 4 // 5  # the last fifth of the games is the test set
+        per_game = pool.map(selfplay_positions, [(rules, g) for g in range(games)])
     a = np.array([r for rows in per_game for r in rows], dtype=np.int64)
-    first_test = sum(len(rows) for rows in per_game[:cut])
-    x, y = a[:, :12], a[:, 12].astype(float)
-    keep = (x.sum(1) < 20) & ~((x[:, 5] == x[:, :6].sum(1)) & (x[:, 5] <= 8))
-    ix = np.arange(12) * 10 + np.minimum(x, 9)
+    first_test = sum(len(rows) for rows in per_game[:games * 4 // 5])  # last fifth: test
+    x, store, y = a[:, :12], a[:, 12].astype(float), a[:, 13] / 2.0
+    keep = np.ones(len(a), bool)
+    if rules is BASIC2:
+        store[:] = 0
+        keep = (x.sum(1) < 20) & ~((x[:, 5] == x[:, :6].sum(1)) & (x[:, 5] <= 8))
+    f = 12 * cap  # features, then the bias, then the store difference's weight
+    ix = np.arange(12) * cap + np.minimum(x, cap - 1)
     train = keep & (np.arange(len(a)) < first_test)
 
+    def logit(w, sel):
+        return w[ix[sel]].sum(1) + w[f] + w[f + 1] * store[sel]
+
     def fit(sel, steps=2500, lr=0.05, l2=1e-4):
-        w = np.zeros(121)  # 120 features and the bias; Adam on the mean log loss
-        m = np.zeros(121)
-        v = np.zeros(121)
+        w = np.zeros(f + 2)  # Adam on the mean log loss
+        m = np.zeros(f + 2)
+        v = np.zeros(f + 2)
         for i in range(1, steps + 1):
-            r = 1 / (1 + np.exp(-(w[ix[sel]].sum(1) + w[120]))) - y[sel]
-            g = np.bincount(ix[sel].ravel(), np.repeat(r, 12), 121) / len(r) + l2 * w
-            g[120] = r.mean()
+            r = 1 / (1 + np.exp(-logit(w, sel))) - y[sel]
+            g = np.bincount(ix[sel].ravel(), np.repeat(r, 12), f + 2) / len(r) + l2 * w
+            g[f] = r.mean()
+            g[f + 1] = (r * store[sel]).mean()
             m = 0.9 * m + 0.1 * g
             v = 0.999 * v + 0.001 * g * g
             w -= lr * m / (1 - 0.9 ** i) / (np.sqrt(v / (1 - 0.999 ** i)) + 1e-8)
@@ -271,23 +284,27 @@ def fit_basic_table(games):
 
     w = fit(train)
     test = keep & ~train
-    p = np.clip(1 / (1 + np.exp(-(w[ix[test]].sum(1) + w[120]))), 1e-9, 1 - 1e-9)
+    p = np.clip(1 / (1 + np.exp(-logit(w, test))), 1e-9, 1 - 1e-9)
     print("%d positions used, test log loss %.4f (0.6931 = no prediction)" % (
         keep.sum(), -np.mean(y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p))))
     w = fit(keep)
-    t = w[:120].reshape(12, 10)
-    bias = w[120] + t[:, 0].sum()
-    t = np.round((t - t[:, :1]) * 32).astype(int)
+    scale = 32 if rules is BASIC2 else 4 / w[f + 1]
+    t = w[:f].reshape(12, cap)
+    bias = w[f] + t[:, 0].sum()
+    t = np.round((t - t[:, :1]) * scale).astype(int)
     assert abs(t).max() < 128, "a value does not fit evaluate.py's bytes: more games"
     for row in t:
-        print("    " + ", ".join("%3d" % c for c in row) + ",")
-    print("_PIT_BIAS = %d - 12 * 128" % round(bias * 32))
+        print('    b"' + "".join("\\x%02x" % (c + 128) for c in row) + '"   # ' +
+              " ".join("%d" % c for c in row))
+    print("bias %d (Basic: _PIT_BIAS = %d - 12 * 128); units per unit of log-odds %.1f"
+          % (round(bias * scale), round(bias * scale), scale))
 
 
 def main(argv):
     quick = "--quick" in argv
-    if "--fit-basic" in argv:
-        fit_basic_table(int(argv[argv.index("--fit-basic") + 1]))
+    if "--fit" in argv:  # --fit kalah|basic GAMES
+        at = argv.index("--fit")
+        fit_table(argv[at + 1], int(argv[at + 2]))
         return
     if "--times" in argv:  # only the MicroPython part: node rate, move times, heap
         cal, rates, code, moves = measure_on_micropython(2)

@@ -28,42 +28,42 @@ BASIC_TABLE = True  # Basic 2p, 6 pits: the fitted table below instead of the wo
 # move are worth to it (rows 1-6), then k seeds in the other seat's pit (rows 7-12), in the
 # units of KALAH_STORE (4 per seed in a store; a unit of log-odds is ~14). Fitted by
 # logistic regression, with the store difference, to the outcomes of 3000 self-play games
-# of Kalah(6,4) (level 5, 500 nodes a move, 2-6 random opening moves; docs/cpu.md).
-_KALAH_VALUE = bytes(x + 128 for x in (
-      0,   8,  11,  16,  16,  20,  21,   4,   2,   2,   4,   7,
-      0,  10,  16,  18,  19,  23,   8,   8,   6,   7,  14,  19,
-      0,   8,  13,  15,  17,   5,   4,   1,  -2,   6,   5,  14,
-      0,   6,   9,  13,  -1,   2,   2,   1,   0,   6,  11,  16,
-      0,   4,   9,  -6, -10,  -7,   1,   2,   5,   6,   9,  19,
-      0,   5,  -7,  -7,  -9,  -8,  -2,   4,   6,  10,  15,  25,
-      0,  -5,  -8, -12, -12, -16,  -2,  -1,   4,   1,  -5,  -6,
-      0,  -8, -12, -16, -17,  -8,  -4,  -8,  -7,  -5, -12, -19,
-      0,  -8, -12, -14, -11,  -4,  -2,   2,  -4,  -3,  -6, -15,
-      0,  -7,  -9, -11,  -2,  -2,  -5,  -4,  -3, -10,  -9, -19,
-      0,  -6,  -8,  -5,   6,   6,   1,  -7,  -8, -11, -15, -19,
-      0,  -5,  -3,   3,   3,   7,   2,  -6, -11, -15, -21, -30,
-))
+# of Kalah(6,4) (level 5, 500 nodes a move, 2-6 random opening moves). Stored +128, one
+# line a pit; docs/cpu.md section 4 prints the values. A bytes constant is the only copy
+# (a tuple of ints would be built at import and kept as a constant too: ~1 KB more heap).
+_KALAH_VALUE = (
+    b"\x80\x88\x8b\x90\x90\x94\x95\x84\x82\x82\x84\x87"
+    b"\x80\x8a\x90\x92\x93\x97\x88\x88\x86\x87\x8e\x93"
+    b"\x80\x88\x8d\x8f\x91\x85\x84\x81\x7e\x86\x85\x8e"
+    b"\x80\x86\x89\x8d\x7f\x82\x82\x81\x80\x86\x8b\x90"
+    b"\x80\x84\x89\x7a\x76\x79\x81\x82\x85\x86\x89\x93"
+    b"\x80\x85\x79\x79\x77\x78\x7e\x84\x86\x8a\x8f\x99"
+    b"\x80\x7b\x78\x74\x74\x70\x7e\x7f\x84\x81\x7b\x7a"
+    b"\x80\x78\x74\x70\x6f\x78\x7c\x78\x79\x7b\x74\x6d"
+    b"\x80\x78\x74\x72\x75\x7c\x7e\x82\x7c\x7d\x7a\x71"
+    b"\x80\x79\x77\x75\x7e\x7e\x7b\x7c\x7d\x76\x77\x6d"
+    b"\x80\x7a\x78\x7b\x86\x86\x81\x79\x78\x75\x71\x6d"
+    b"\x80\x7b\x7d\x83\x83\x87\x82\x7a\x75\x71\x6b\x62")
 
 # Basic 2p, 6 pits: _PIT_VALUE[10 * (pit - 1) + min(k, 9)] is what k stones in that pit of the
 # seat to move are worth to it (rows 1-6), then k stones in the other seat's pit (rows 7-12),
 # 32 units per unit of log-odds of winning. Fitted by logistic regression to the outcomes of
 # 3000 self-play games (level 5, 500 nodes a move, 2-6 random opening moves), positions with
 # fewer than 20 stones on the sides: earlier ones the stones do not predict (docs/cpu.md).
-# Stored +128 in a bytes object: 120 bytes of heap.
-_PIT_VALUE = bytes(x + 128 for x in (
-      0,  -9,  -6,   3,   8,   6,  27,  22,   8, -13,
-      0,   4,  13,  15,  27,  28,  19,  19,   4,   6,
-      0,  11,  20,  24,  19,  12,   4,  -6,  -1,  -3,
-      0,  17,  28,  25,  18,   1, -10,  -9,   4,   3,
-      0,  22,  25,  20,   9,  -1,  -2,   3,  -8,  -6,
-      0,  13,  23,  10,   1,  -5,  -5,  -7, -17,  12,
-      0,   8,   4,  -2,  -7, -11, -27, -15, -10,  14,
-      0,   6,  -7,  -7, -19, -16,  -8,  -3,  11,   7,
-      0,  -4, -17, -18, -14,  -6,   4,  13,   9,  10,
-      0, -11, -24, -24, -14,   5,  16,  14,   4,   1,
-      0, -19, -24, -18,  -6,   5,   6,   1,  13,  11,
-      0, -18, -28, -16,  -6,   2,   2,   3,  12, -10,
-))
+# Stored +128, one line a pit, as _KALAH_VALUE; docs/cpu.md section 4 prints the values.
+_PIT_VALUE = (
+    b"\x80\x77\x7a\x83\x88\x86\x9b\x96\x88\x73"
+    b"\x80\x84\x8d\x8f\x9b\x9c\x93\x93\x84\x86"
+    b"\x80\x8b\x94\x98\x93\x8c\x84\x7a\x7f\x7d"
+    b"\x80\x91\x9c\x99\x92\x81\x76\x77\x84\x83"
+    b"\x80\x96\x99\x94\x89\x7f\x7e\x83\x78\x7a"
+    b"\x80\x8d\x97\x8a\x81\x7b\x7b\x79\x6f\x8c"
+    b"\x80\x88\x84\x7e\x79\x75\x65\x71\x76\x8e"
+    b"\x80\x86\x79\x79\x6d\x70\x78\x7d\x8b\x87"
+    b"\x80\x7c\x6f\x6e\x72\x7a\x84\x8d\x89\x8a"
+    b"\x80\x75\x68\x68\x72\x85\x90\x8e\x84\x81"
+    b"\x80\x6d\x68\x6e\x7a\x85\x86\x81\x8d\x8b"
+    b"\x80\x6e\x64\x70\x7a\x82\x82\x83\x8c\x76")
 _PIT_BIAS = -6 - 12 * 128
 
 
