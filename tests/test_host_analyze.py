@@ -204,3 +204,21 @@ def test_resignation_row(tmp_path, capsys):
     code, out, err = mb(capsys, "analyze", str(log), *NODES)
     assert code == 0, err
     assert "    6  %4d  -        resigns" % seat in out
+
+
+def test_basic_values_are_stones_and_the_cpu_keeps_its_table():
+    # The board's CPU values 2-player Basic in log-odds units; analyze reports stones, so it
+    # searches with the stones-left evaluation and leaves the CPU's setting as it found it.
+    from mancala import evaluate
+    g = Game(Rules.from_dict({"variant": "basic"}), first=0)
+    g.board[:] = [0, 0, 0, 0, 0, 1, 0] + [3, 3, 3, 3, 3, 3, 0]  # seat 0: one stone left
+    g.board[6], g.board[13] = 24, 8
+    analyst = analyze.Analyst(nodes=500)
+    pit, value = analyst.position(g)
+    assert pit == 6 and value == analyze.WINS  # its last stone goes: seat 0 is out first
+    g.board[:] = [2, 2, 2, 2, 2, 2, 0] + [0, 0, 0, 1, 1, 1, 0]
+    g.board[6], g.board[13] = 20, 16
+    assert evaluate.BASIC_TABLE is True
+    _, value = analyst.position(g)
+    assert value != analyze.WINS and -9 <= value < 0  # 12 stones against 3: behind, in stones
+    assert evaluate.BASIC_TABLE is True

@@ -7,6 +7,11 @@ prefers, the evaluation before (with the best play) and after (the move played),
 stones from the mover's point of view, and its cost. In 3-4 player Basic the CPU's search is
 paranoid (docs/cpu.md), whose values belong to the seat at the root and cannot be turned
 into another seat's view, so there only the preferred pit is shown.
+
+The board's CPU values 2-player, 6-pit Basic with a fitted table in units of log-odds of
+winning (docs/cpu.md section 4), which is no number of stones; the analysis searches Basic
+with the stones-left evaluation instead (evaluate.BASIC_TABLE off, in this process only), so
+its figures stay in stones. Its preferred pit may then differ from the board's CPU there.
 """
 
 import json
@@ -48,6 +53,7 @@ class Analyst:
 
     def __init__(self, nodes=15000, budget_ms=500):
         self.cpu, evaluate = _cpu()
+        self.evaluate = evaluate
         self.win = getattr(evaluate, "WIN", 10000)
         self.scales = (getattr(evaluate, "KALAH_STORE", 4), getattr(evaluate, "BASIC_LEFT", 4))
         self.nodes = nodes
@@ -85,7 +91,12 @@ class Analyst:
         self.cpu.clear_table()
         search = self.cpu.Search(engine, level=LEVEL, budget_ms=self.budget_ms, seed=1,
                                  max_nodes=self.nodes)
-        best = search.run()
+        table = self.evaluate.BASIC_TABLE
+        self.evaluate.BASIC_TABLE = False  # values in stones (module docstring), for this search
+        try:
+            best = search.run()
+        finally:
+            self.evaluate.BASIC_TABLE = table
         self.searched += 1
         if best not in moves:
             raise BoardError("The CPU search (mancala.cpu) chose pit %r where seat %d can play only "
