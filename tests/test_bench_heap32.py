@@ -7,8 +7,19 @@ import types
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-import heap32  # noqa: E402
+
+
+def _load_heap32():
+    # By its path: bench/ on sys.path would put bench/display.py in place of the firmware's
+    # display package for every test collected after this one.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("heap32", os.path.join(ROOT, "bench", "heap32.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+heap32 = _load_heap32()
 
 VIPER = '''"""doc"""
 X = 1
