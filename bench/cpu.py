@@ -9,7 +9,7 @@ Method (docs/cpu.md says the same):
    with one add, ~7984 ms on a Pico at 125 MHz), then level-5 searches on positions from
    real games. The node rate gives the nodes one RP2040-second buys for each variant. For
    the move times the search reads an RP2040 clock (ticks_us here, slowed by the calibration
-   ratio), with budget_ms = 1000 and step(15) as the app calls it; the faster of two runs
+   ratio), with budget_ms = 1000 and step(SLICE_MS) as the app calls it; the faster of two runs
    of each move counts. Heap: gc.collect(); gc.mem_alloc() before, during and after.
 2. The matches then run in CPython, in parallel processes, with level 5 limited to that
    many nodes per move (jittered +-15% per move, as a real clock would be). Node counts do
@@ -26,7 +26,9 @@ LIB = os.path.join(ROOT, "firmware", "lib")
 sys.path[:0] = [LIB, os.path.join(ROOT, "tests"), os.path.join(ROOT, "bench")]
 
 from mancala import Game, Rules  # noqa: E402
-from mancala.cpu import choose_move, Rng  # noqa: E402
+from mancala.cpu import choose_move, Rng, TT_BITS  # noqa: E402
+from app.autoplay import SLICE_MS  # noqa: E402  the app's search slice
+from app.loop import PAD_MS  # noqa: E402  and the pad-poll interval it shares the CPU with
 import reference_player  # noqa: E402
 from engine import micropython_run, PICO_CAL_MS  # noqa: E402
 
@@ -147,7 +149,7 @@ c = min([c] + [cal() for _ in range(3)])
 print("CAL", c)
 print("CODE", code)
 # Move times: the search reads an RP2040 clock, this machine's ticks_us slowed down by the
-# calibration ratio, so budget_ms = 1000 and the slices of 15 ms are the Pico's (the real
+# calibration ratio, so budget_ms = 1000 and the slices of SLICE_MS are the Pico's (the real
 # ticks_ms ticks once per ~90 RP2040-ms here, too coarse to test a deadline with). Integer
 # arithmetic only, so the clock allocates nothing and the heap figures stay clean.
 import mancala.cpu as CPU, mancala.negamax as NEG
@@ -172,7 +174,7 @@ for name, rules in VARIANTS:
                 t = pico_ms()
                 s = Search(game, 5, 1000, seed=seed)
                 peak = gc.mem_alloc() - before
-                while not s.step(15):
+                while not s.step(%(slice)d):
                     used = gc.mem_alloc() - before
                     if used > peak:
                         peak = used
@@ -195,7 +197,7 @@ for name, rules in VARIANTS:
 
 
 def measure_on_micropython(games):
-    out = micropython_run(MP_SCRIPT % {"pico": PICO_CAL_MS, "games": games})
+    out = micropython_run(MP_SCRIPT % {"pico": PICO_CAL_MS, "games": games, "slice": SLICE_MS})
     cals = []
     rates = {}
     moves = {}
@@ -328,8 +330,10 @@ def main(argv):
     for name in sorted(rates):
         # a Pico pass takes 7.984 us, so RP2040 us per node = ratio * 7.984
         us = _median(rates[name]) * PICO_CAL_MS / 1000.0
-        # The search stops 1/25 of its budget early (cpu.py), so a move gets 96% of that.
-        nodes[name] = int(1e6 / us * 24 / 25)
+        # The search stops 1/25 of its budget early (cpu.py), and on the board it gets SLICE_MS
+        # of every PAD_MS (the main loop polls the pads in between: bench/board.py measures
+        # that pass at about 1 ms), so a move gets 96% x 7/8 of that.
+        nodes[name] = int(1e6 / us * 24 / 25 * SLICE_MS / PAD_MS)
         print("  %-7s level 5: %.0f calibration passes per node, %d nodes per RP2040-second,"
               " %d searched per move" % (name, _median(rates[name]), int(1e6 / us), nodes[name]))
     worst_peak = 0
@@ -349,9 +353,9 @@ def main(argv):
     print("  heap (unix x64 port; words are 8 bytes, the RP2040's 4): during a level-5 search "
           "gc.mem_alloc() rises by %d bytes at most (the first search of a board shape, "
           "which allocates the shared arrays; garbage not yet collected included), median "
-          "%d; after gc.collect() a search keeps %d bytes; the transposition table (16 KB, "
+          "%d; after gc.collect() a search keeps %d bytes; the transposition table (%d KB, "
           "allocated once) and the engine+cpu code (%d bytes) come on top"
-          % (worst_peak, _median(peaks), worst_kept, code))
+          % (worst_peak, _median(peaks), worst_kept, (8 << TT_BITS) // 1024, code))
     print("  budget: the whole app must leave a third of the Pico's ~228 KB free, "
           "i.e. use <= 152 KB")
     results = []

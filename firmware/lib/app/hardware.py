@@ -22,6 +22,9 @@ class NullDisplay:
     def refuse(self, pos):
         pass  # flash a position id briefly as refused
 
+    def lift(self, pos):
+        pass  # a touched legal pit goes dark before the engine plays it
+
     def finish(self):
         pass  # skip to the end of any animation
 

@@ -40,7 +40,10 @@ EXTRA_COST = 2
 # sees its own next move behind a round of rivals' replies.
 RIVAL_COST = 2
 BASIC_STEP = 2
-TT_BITS = 11  # 2048 entries x 2 int32 arrays = 16 KB
+# 1024 entries x 2 int32 arrays = 8 KB. A move searches ~2000 nodes on an RP2040, so 2048
+# entries bought nothing measurable (bench/cpu.py, 200 games each: Kalah 83.5% with 2048,
+# 84.8% with 1024, 81.2% with 512; Basic 2p 95.0% / 97.0%) and cost 8 KB of the heap.
+TT_BITS = 10
 
 # level: (max depth, leaf noise amplitude, percent of random moves, transposition table,
 # percent of the budget used). With the fitted evaluations a small search is nearly as strong
