@@ -59,7 +59,7 @@ FRAME_BUDGET_MS = 1000.0 / 30
 # Runs under MicroPython in a flash dir holding quad's profile.json; prints one JSON line.
 PROBE = r"""
 import gc, json, time
-from time import ticks_us, ticks_diff, ticks_ms
+from time import ticks_us, ticks_diff, ticks_ms, ticks_add
 
 # DESIGN.md's 7984 ms is for this loop at module level (globals): run it that way, through
 # exec(), as bench/calibration.py does. Inside a function the unix port runs it ~1.6x faster,
@@ -163,7 +163,7 @@ def one_touch(seat, pit, skip=False):
     gc.disable()  # the main loop collects at idle moments; keep the fakes' garbage out of it
     # Poll as the main loop does; time only the pass in which the touch is first seen, from
     # the start of its pad poll to the start of the first LED transfer (the DMA of a chain).
-    give_up = ticks_ms() + 2000
+    give_up = ticks_add(ticks_ms(), 2000)
     out = None
     while ticks_diff(give_up, ticks_ms()) > 0:
         # Worst case: every chip's once-a-second check (a read of ECR) falls in this poll.
@@ -201,11 +201,11 @@ def one_touch(seat, pit, skip=False):
     # second to second, and a run is scaled by the speed the machine had while it ran.
     out.append(cal_before)
     out.append(calibrate(100000))
-    give_up = ticks_ms() + 2000  # wait for the release, so the next run starts clean
+    give_up = ticks_add(ticks_ms(), 2000)  # wait for the release, so the next run starts clean
     while ticks_diff(give_up, ticks_ms()) > 0 and touch.held():
         touch.update(pads.poll(), ticks_ms())
         display.tick(None)
-    calm = ticks_ms() + 500  # past a double tap's window and a refusal's blink
+    calm = ticks_add(ticks_ms(), 500)  # past a double tap's window and a refusal's blink
     while ticks_diff(calm, ticks_ms()) > 0:
         touch.update(pads.poll(), ticks_ms())
         display.tick(None)
@@ -251,7 +251,7 @@ def idle_polls():
     out = []
     for _ in range(20):
         for i in range(len(pads.chips)):
-            pads._due[i] = ticks_ms() + 60000
+            pads._due[i] = ticks_add(ticks_ms(), 60000)
         fake_us[0] = 0
         bus_bits[0] = 0
         t0 = ticks_us()

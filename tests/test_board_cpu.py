@@ -212,3 +212,26 @@ def test_menu_pit_5_hands_a_seat_to_the_cpu_and_back(tmp_path):
     assert app.config["seats"][1] == {"kind": "human"}
     app.touch("press", app.seating.store(0), 1400)  # another store closes the menu
     assert app.menu is None
+
+
+@pytest.mark.parametrize("where", ["start", "step"])
+def test_a_cpu_seat_whose_search_fails_plays_its_first_legal_pit(tmp_path, monkeypatch, where):
+    # Out of heap at every try would starve the watchdog into a reset loop: the game goes on.
+    import mancala.cpu
+
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    app.press(0, 1, "serial")  # seat 1, the CPU, to move
+    first = app.session.game.legal_moves()[0]
+
+    def no_heap(*args, **kwargs):
+        raise MemoryError("no heap")
+
+    if where == "start":
+        monkeypatch.setattr(mancala.cpu, "Search", no_heap)
+    else:
+        app.tick(0)
+        app.autoplay.search.step = no_heap
+    with pytest.raises(MemoryError):  # the main loop reports it as a log event
+        app.tick(10)
+    (move,) = [e for e in events if e["event"] == "move" and e["seat"] == 1]
+    assert move["pit"] == first and move["by"] == "cpu" and app.autoplay.search is None

@@ -287,3 +287,38 @@ def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
         if c == "tick":
             assert calls[i - 1] == "poll", calls[max(0, i - 4):i + 1]
     assert calls.count("tick") == calls.count("poll")
+
+
+def test_a_lifted_pit_comes_back_when_the_move_fails_inside(tmp_path):
+    # The touched pit goes dark before the engine plays; if anything after that fails (out of
+    # heap), the display shows the game again rather than an empty pit that is not empty.
+    from app.hardware import NullDisplay
+
+    class Seen(NullDisplay):
+        def __init__(self):
+            self.calls = []
+
+        def lift(self, pos):
+            self.calls.append(("lift", pos))
+
+        def set_state(self, state):
+            self.calls.append(("state", state["pits"][0][2]))
+
+    display = Seen()
+    app = App(DUO, display, lambda name, fields: None, str(tmp_path) + os.sep)
+    app.boot()
+    app.new_game("test", {"variant": "kalah"}, 0)
+    seating = profiles.seating(DUO, 2, 6)
+
+    def no_heap(seat, pit):
+        raise MemoryError("no heap")
+
+    app.session.play = no_heap
+    display.calls = []
+    try:
+        app.touch("press", seating.position(0, 3), 0)
+    except MemoryError:
+        pass
+    else:
+        raise AssertionError("the failure was swallowed")
+    assert display.calls == [("lift", seating.position(0, 3)), ("state", 4)]

@@ -11,6 +11,7 @@ import collections
 import re
 import shutil
 import sys
+import time
 
 from .errors import BoardError
 from .session import open_client, reopen
@@ -66,7 +67,7 @@ def run(args):
 
 def _watch(line, args, plain):
     client = line[0]
-    port = args.port or client.name  # found by USB ID: the same device when it comes back
+    port = args.port  # None: found by USB ID again, wherever the board comes back
     state = client.request("state")["state"]
     notes = collections.deque(maxlen=16)
     title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
@@ -110,6 +111,7 @@ def _back(port, timeout):
             return client, client.request("state")["state"]
         except BoardError:
             client.close()
+            time.sleep(0.3)  # it answered hello but not state: not ready yet
 
 
 def _print_plain(text, state, args):

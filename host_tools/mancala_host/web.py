@@ -181,7 +181,7 @@ def run(args):
                          % (args.host, args.http_port, exc.strerror or exc))
     server.daemon_threads = True
     name, board = client.name, client.hello_answer.get("board")
-    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port or name, args.timeout),
+    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port, args.timeout),
                               daemon=True)
     worker.start()
     host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host

@@ -77,3 +77,35 @@ def test_a_damaged_move_string_keeps_the_position_without_take_backs():
         back, problem = Session.from_saved(dict(s.to_saved(), moves=bad))
         assert problem and "move list" in problem, bad
         assert back.game.to_dict() == s.game.to_dict() and not back.undo()
+
+
+def test_take_backs_after_a_recovery_replay_from_the_recovered_position():
+    s = Session(BASIC3, 0)
+    _play(s, 3)
+    back, problem = Session.from_saved(dict(s.to_saved(), moves="x"))
+    assert problem
+    recovered = back.game.to_dict()
+    states = _play(back, KEEP + 2)
+    assert states[0] == recovered
+    again, problem = Session.from_saved(back.to_saved())  # a reboot keeps the moves
+    assert problem is None and again.game.to_dict() == states[-1]
+    for session in (back, again):
+        for k in range(KEEP + 2, 0, -1):
+            assert session.game.to_dict() == states[k]
+            assert session.undo()
+        assert session.game.to_dict() == recovered and not session.undo()
+
+
+def test_a_take_back_that_fails_loses_nothing():
+    s = Session(BASIC3, 0)
+    states = _play(s, KEEP + 2)
+    s.game.forget(0)
+    moves = bytearray(s.moves)
+    s.moves[1:2] = b"9"  # a replay that cannot go through, as if the heap ran out
+    try:
+        s.undo()
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("the broken replay went through")
+    assert s.game.to_dict() == states[-1] and len(s.moves) == len(moves)

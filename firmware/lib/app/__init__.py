@@ -281,6 +281,9 @@ class App:
             if legal:
                 self.display.set_state(self.state())  # cannot happen: the move was legal
             self._refuse(pos, seat, pit, e.message, shown=not legal)
+        except Exception:
+            self.display.set_state(self.state())  # e.g. out of heap: no pit stays lifted
+            raise
 
     def _store_touch(self, kind, seat, pos, now):
         g = self.session.game

@@ -83,6 +83,13 @@ class Autoplay:
             self._answer(None, None, INTERNAL)
             raise
 
+    def _fall_back(self, g):
+        # A search that cannot run (out of heap) would fail again at every pass, and after 20
+        # failing passes the watchdog would reset the board into the same position: the seat
+        # plays its first legal pit instead; the main loop reports the error.
+        self.search = None
+        self.app.press(None, g.legal_moves()[0], "cpu", self.by)
+
     def changed(self, now):
         """The game or the seats changed: start the turn clock again."""
         self.search = None
@@ -147,10 +154,19 @@ class Autoplay:
                 if not limit or waited < limit * 1000:
                     return
                 level, by = TIMEOUT_LEVEL, "timeout"
-            from mancala.cpu import Search  # only boards that use the CPU pay for its heap
-            self.search = Search(g, level, THINK_MS)
             self.by = by
-        if self._step():
+            try:
+                from mancala.cpu import Search  # only boards that use the CPU pay its heap
+                self.search = Search(g, level, THINK_MS)
+            except Exception:
+                self._fall_back(g)
+                raise
+        try:
+            done = self._step()
+        except Exception:
+            self._fall_back(g)
+            raise
+        if done:
             pit = self.search.best
             by = self.by
             self.search = None

@@ -151,7 +151,7 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                 gc.collect()  # an idle moment: nothing came in during this pass
                 next_gc = ticks_add(now, GC_EVERY_MS)
             wait = ticks_diff(next_pad, ticks_ms())
-            if app.autoplay.search is not None:
+            if app.autoplay.search is not None and not (bringup is not None and bringup.active()):
                 wait = 0  # the CPU is thinking: its next slice is due at once
             elif app.display.busy():
                 wait = 0 if wait < 0 else min(wait, 5)

@@ -1,7 +1,8 @@
 """The game in progress: the engine's Game plus what the board needs around it.
 
 A game is saved as its rules, its first seat, the moves from the start and the engine's
-state dict. At boot the moves are replayed, which rebuilds the engine's undo history; the
+state dict (and, for a game recovered from its position alone, that position as "base": the
+moves start there). At boot the moves are replayed, which rebuilds the engine's undo history; the
 state dict is the check that the replay came out right (and the fallback if it did not).
 The moves are one character each, "1".."7" for a play of that pit by the seat to move and
 "A".."D" for a resignation of seat 0..3, kept in a bytearray: a long 4-player game has
@@ -24,6 +25,7 @@ class Session:
         self.game = Game(Rules.from_dict(rules), first)
         self.first = first
         self.moves = bytearray()
+        self.base = None  # the state the moves start from, when not the opening (a recovery)
 
     def play(self, seat, pit):
         """Plays pit for seat (None = the seat to move). Returns the move record, or raises
@@ -62,10 +64,14 @@ class Session:
             self.game.undo()
             self.moves[-1:] = b""  # MicroPython's bytearray has no pop() and no del
         else:
-            moves = self.moves[:-1]
-            self.game = Game(self.game.rules, self.first)
+            game, moves = self.game, self.moves
+            self.game = Game.from_dict(self.base) if self.base else Game(game.rules, self.first)
             self.moves = bytearray()
-            self.replay(moves)
+            try:
+                self.replay(moves[:-1])
+            except Exception:
+                self.game, self.moves = game, moves  # e.g. out of heap: nothing is lost
+                raise
         return True
 
     def compact(self):
@@ -89,8 +95,11 @@ class Session:
             self.compact()
 
     def to_saved(self):
-        return {"format": FORMAT, "first": self.first, "moves": self.moves.decode(),
-                "state": self.game.to_dict()}
+        saved = {"format": FORMAT, "first": self.first, "moves": self.moves.decode(),
+                 "state": self.game.to_dict()}
+        if self.base:
+            saved["base"] = self.base
+        return saved
 
     @classmethod
     def from_saved(cls, saved):
@@ -104,6 +113,10 @@ class Session:
         moves = saved.get("moves")
         try:
             s = cls(state.get("rules"), first)
+            base = saved.get("base")
+            if base is not None:  # a game recovered from its position (below)
+                s.game = Game.from_dict(base)
+                s.base = base
             s.replay(moves)
             if s.game.to_dict() == state:
                 return s, None
@@ -112,6 +125,7 @@ class Session:
         # The move list is damaged but the state may still be a valid position.
         s = cls(Game.from_dict(state).rules.to_dict(), 0)
         s.game = Game.from_dict(state)
+        s.base = state  # take-backs of later moves replay from here, not from the opening
         s.first = first if isinstance(first, int) and 0 <= first < s.game.players else 0
         return s, "The saved game's move list was damaged; the position was kept but its " \
                   "moves cannot be taken back."

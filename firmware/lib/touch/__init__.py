@@ -51,7 +51,7 @@ class Touch:
                     ids.append((e, pid))
         n = len(ids)
         # Pads are listed chip by chip, so each chip's pads are one range: a chip with no pad
-        # held and no pad touched is skipped whole (the common case, every 10 ms poll).
+        # held and no pad touched is skipped whole (the common case, every pad poll).
         self._start = [0] * len(chips)
         self._end = [0] * len(chips)
         self._used = [0] * len(chips)   # per chip: the mask of its electrodes that are pads
