@@ -9,7 +9,7 @@ installed into build/wasm/ on first use; needs node and npm) has 4-byte words, s
 runs under both and the kept heap is compared point by point.
 
 The probe (the same Python text on both) reads `gc.collect(); gc.mem_alloc()` at: start; after
-`import machine, rp2` (the sim fakes); after the boot (what app/loop.py's run() does before its
+`import machine, rp2` (the sim fakes); after the boot (what app/loop.py's start() does before its
 loop: profile load and checks released, compact, App, build(prof), Touch, Protocol, boot,
 self-test object); after a new game (quad: 4-player Basic, 60 moves; duo: Kalah, 30 moves) through
 app.press; and after a level-5 CPU search (mancala.cpu.Search, seed 1, capped by nodes so both
@@ -164,33 +164,9 @@ def _mark(name):
 """
 
 BOOT = r"""
-import profile as profiles
-gc.collect()
-prof = profiles.load("profile.json")
-profiles.release_checks()
-prof.compact()
-gc.collect()
-from app import App
-gc.collect()
-from app.commands import table
-from app.hardware import build
-gc.collect()
-from touch import Touch
-from protocol import Protocol
-gc.collect()
-pads, display, wdt = build(prof)
-gc.collect()
-touch = Touch(prof.pad_chips, prof.pad_position)
-proto = Protocol(lambda s: None, {}, None)
-app = App(prof, display, proto.event, "")
-proto.commands = table(app)
-app.boot()
-gc.collect()
-from selftest import Bringup
-bringup = Bringup(prof, pads, getattr(display, "leds", None), "",
-                  log=lambda text: app.log("warning", text),
-                  on_stop=lambda: display.set_state(app.state()))
-proto.commands["diag"] = bringup.command
+from app.loop import start  # the boot of firmware/main.py, serial line into a sink
+app, proto, pads, touch, wdt, bringup = start("", lambda s: None, None)
+display = app.display
 """
 
 GAME = r"""
@@ -428,7 +404,7 @@ def _rows(profile):
     rules, moves = GAMES[profile]
     game = "4-player Basic" if rules.get("players") == 4 else rules["variant"].capitalize()
     return [("fakes", "import machine, rp2 (the fakes' code)"),
-            ("boot", "app booted (as app/loop.py run())"),
+            ("boot", "app booted (app/loop.py start())"),
             ("game", "+ %s game, %d moves" % (game, moves)),
             ("cpu", "+ level-5 search alive (peak)")]
 

@@ -46,6 +46,15 @@ def _write(text):
 
 
 def run(flash=""):
+    parts = start(flash)
+    if parts is not None:
+        loop(*parts)
+
+
+def start(flash="", write=_write, stream=sys.stdout):
+    """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
+    touch, wdt, bringup) for loop(), or None when the profile cannot be loaded (then said on
+    the line). write/stream: the serial line (bench/heap32.py passes a sink)."""
     # One import at a time with a collection between: these peaks must not stack up (as
     # .mpy they are small; from source the compiler briefly needs several times a module).
     import profile as profiles
@@ -54,9 +63,9 @@ def run(flash=""):
         prof = profiles.load(flash + PROFILE_FILE)
     except (OSError, ValueError) as e:
         # Nothing can run without a profile; say why on the serial line and stop.
-        _write('{"event": "log", "level": "error", "message": "The board profile %s could '
-               'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
-        return
+        write('{"event": "log", "level": "error", "message": "The board profile %s could '
+              'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
+        return None
     profiles.release_checks()  # checked once: the checks' heap goes back to the game
     prof.compact()
     gc.collect()
@@ -71,7 +80,7 @@ def run(flash=""):
     pads, display, wdt = build(prof)
     gc.collect()
     touch = Touch(prof.pad_chips, prof.pad_position)
-    proto = Protocol(_write, {}, None, sys.stdout)
+    proto = Protocol(write, {}, None, stream)
     app = App(prof, display, proto.event, flash)
     proto.commands = table(app)
     proto._on_error = lambda e: _report(proto, e)
@@ -83,7 +92,7 @@ def run(flash=""):
                       on_stop=lambda: display.set_state(app.state()))
     proto.commands["diag"] = bringup.command
     gc.collect()
-    loop(app, proto, pads, touch, wdt, bringup)
+    return app, proto, pads, touch, wdt, bringup
 
 
 def _report(proto, e):
