@@ -1,7 +1,7 @@
 """Where the fake LED outputs (rp2 DMA into a ws2812 state machine, neopixel) put frames.
 
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
-MANCALA_SIM_FRAMES (opened once, unbuffered); without it frames are dropped.
+MANCALA_SIM_FRAMES (opened at import, unbuffered); without it frames are dropped.
 `frames` holds (pin, bytes) for in-process tests: by default the latest frame of each pin
 (most recently sent last), kept in one reused buffer per pin; record(n) keeps a history of
 the last n frames instead (copies, for tests only).
@@ -16,18 +16,16 @@ _keep = 0  # 0 = the latest frame per pin; n = the last n frames
 frames = []  # most recent last
 _head = {}  # pin -> the b'{"pin": N, "grb": "' line start, made once per pin
 _file = None
-_path = None
-_opened = False
 
 
 def set_path(path):
-    """For tests: send frames to this path (None = drop) instead of MANCALA_SIM_FRAMES."""
-    global _file, _path, _opened
+    """Send frames to this path (None = drop them); at import: MANCALA_SIM_FRAMES.
+    Unbuffered: each write is in the file at once, for the terminal view to read. No
+    flush(): on MicroPython it is an fsync, several ms per frame."""
+    global _file
     if _file is not None:
         _file.close()
-    _file = None
-    _path = path
-    _opened = True
+    _file = open(path, "ab", 0) if path else None
 
 
 def record(n):
@@ -35,35 +33,6 @@ def record(n):
     global _keep
     _keep = n
     del frames[:]
-
-
-def _out():
-    global _file, _path, _opened
-    if not _opened:
-        _opened = True
-        _path = os.getenv("MANCALA_SIM_FRAMES")
-    if _file is None and _path:
-        # Unbuffered: each write is in the file at once, for the terminal view to read. No
-        # flush(): on MicroPython it is an fsync, several ms per frame.
-        _file = open(_path, "ab", 0)
-    return _file
-
-
-def _latest(pin, grb, stable):
-    for i in range(len(frames)):
-        slot = frames[i]
-        if slot[0] == pin:
-            buf = slot[1]
-            if buf is grb:
-                pass
-            elif stable or len(buf) != len(grb):
-                slot = (pin, grb if stable else bytearray(grb))
-            else:
-                buf[:] = grb  # in place: no allocation
-            frames.pop(i)
-            frames.append(slot)  # the list keeps its capacity
-            return
-    frames.append((pin, grb if stable else bytearray(grb)))
 
 
 def emit(pin, grb, stable=False):
@@ -75,8 +44,17 @@ def emit(pin, grb, stable=False):
         if len(frames) > _keep:
             frames.pop(0)
     else:
-        _latest(pin, grb, stable)
-    f = _out()
+        slot = None
+        for i in range(len(frames)):
+            if frames[i][0] == pin:
+                slot = frames.pop(i)  # the list keeps its capacity
+                break
+        if slot is None or stable and slot[1] is not grb or len(slot[1]) != len(grb):
+            slot = (pin, grb if stable else bytearray(grb))
+        elif slot[1] is not grb:
+            slot[1][:] = grb  # in place: no allocation
+        frames.append(slot)
+    f = _file
     if f is None:
         return
     head = _head.get(pin)
@@ -99,12 +77,11 @@ def emit(pin, grb, stable=False):
         if k == 128:
             f.write(h)
         else:
-            _write_part(f, k)
+            try:
+                f.write(h, 0, k)  # MicroPython streams take (buf, off, len): no slice object
+            except TypeError:  # CPython
+                f.write(h[:k])
     f.write(b'"}\n')
 
 
-def _write_part(f, k):
-    try:
-        f.write(_hex, 0, k)  # MicroPython streams take (buf, off, len): no slice object
-    except TypeError:  # CPython
-        f.write(_hex[:k])
+set_path(os.getenv("MANCALA_SIM_FRAMES"))

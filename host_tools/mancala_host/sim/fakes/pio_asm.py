@@ -1,24 +1,49 @@
-"""PIO assembler for the fake rp2 module: real instruction words, and a tiny interpreter
-that measures the side-set waveform a program produces (for the WS2812 timing check).
+"""The PIO side of the fake rp2 module that runs once per program or state machine: the
+assembler (real instruction words), a state machine's configuration, and the WS2812 timing
+check, with a tiny interpreter that measures the side-set waveform a program produces.
+
+rp2 loads this module for each of those calls and drops it again (rp2._once): on a Pico it is
+C and frozen code that costs no heap, and here the fakes share the firmware's heap.
 
 asm_pio uses the same decorator mechanics as MicroPython's rp2: the PIO names are put into
 the decorated function's globals while it runs twice (labels, then code).
 """
 from array import array
 
-from rp2 import PIOASMError
+from rp2 import PIOASMError, _violation
+
+
+# The tables below are strings split when used, not dicts or tuples of names: each name in
+# this module's code becomes a qstr, which stays in the heap after the module is dropped.
+
+# asm_pio's keyword arguments that go into SHIFTCTRL (name:bit), the pin inits, all of them
+_SHIFTCTRL = ("fifo_join:30 pull_thresh:25 push_thresh:20 out_shiftdir:19 in_shiftdir:18 "
+              "autopull:17 autopush:16")
+_PIN_INITS = "out_init set_init sideset_init"
+_ASM_ARGS = "side_pindir " + _PIN_INITS + " " + _SHIFTCTRL.replace(":", " ")
+
+# The names a PIO program uses (name:value), and the modifiers that set a bit (name:bit)
+_NAMES = ("gpio:0 pins:0 x:1 y:2 null:3 pindirs:4 pc:5 status:5 isr:6 osr:7 exec:8 not_x:1 "
+          "x_dec:2 not_y:3 y_dec:4 x_not_y:5 pin:6 not_osre:7 noblock:1 block:33 iffull:64 "
+          "ifempty:64 clear:64")
+_MODIFIERS = "invert:8 reverse:16 rel:16"
+_OPS = "wrap_target wrap label word nop jmp wait in_ out push pull mov irq set"
 
 
 # Program list layout, as MicroPython's: [words, offset pio0, offset pio1, execctrl,
 # shiftctrl, out_init, set_init, sideset_init]
 class _Emitter:
-    def __init__(self, out_init=None, set_init=None, sideset_init=None, side_pindir=False,
-                 in_shiftdir=0, out_shiftdir=0, autopush=False, autopull=False,
-                 push_thresh=32, pull_thresh=32, fifo_join=0):
-        shiftctrl = (fifo_join << 30 | (pull_thresh & 31) << 25 | (push_thresh & 31) << 20
-                     | out_shiftdir << 19 | in_shiftdir << 18 | autopull << 17 | autopush << 16)
-        self.prog = [array("H"), -1, -1, side_pindir << 29, shiftctrl, out_init, set_init,
-                     sideset_init]
+    def __init__(self, kw):
+        for k in kw:
+            if k not in _ASM_ARGS.split():
+                raise TypeError("unexpected keyword argument '%s'" % k)
+        shiftctrl = 0  # thresholds of 32 are 0 in the register
+        for f in _SHIFTCTRL.split():
+            name, shift = f.split(":")
+            shiftctrl |= (int(kw.get(name, 0)) & 31) << int(shift)
+        out_init, set_init, sideset_init = [kw.get(k) for k in _PIN_INITS.split()]
+        self.prog = [array("H"), -1, -1, int(kw.get("side_pindir", 0)) << 29, shiftctrl,
+                     out_init, set_init, sideset_init]
         if sideset_init is None:
             self.side_bits = 0
         elif isinstance(sideset_init, int):
@@ -121,25 +146,24 @@ class _Emitter:
         return self.word(0xE000 | dest << 5 | data)
 
 
-_NAMES = {"gpio": 0, "pins": 0, "x": 1, "y": 2, "null": 3, "pindirs": 4, "pc": 5,
-          "status": 5, "isr": 6, "osr": 7, "exec": 8, "not_x": 1, "x_dec": 2, "not_y": 3,
-          "y_dec": 4, "x_not_y": 5, "pin": 6, "not_osre": 7, "noblock": 0x01,
-          "block": 0x21, "iffull": 0x40, "ifempty": 0x40, "clear": 0x40,
-          "invert": lambda v: v | 0x08, "reverse": lambda v: v | 0x10,
-          "rel": lambda v: v | 0x10}
-_OPS = ("wrap_target", "wrap", "label", "word", "nop", "jmp", "wait", "in_", "out", "push",
-        "pull", "mov", "irq", "set")
+def _modifier(bit):
+    return lambda v: v | bit
 
 
 def asm_pio(**kw):
-    emit = _Emitter(**kw)
+    emit = _Emitter(kw)
 
     def assemble(f):
         g = f.__globals__
         saved = g.copy()
         g.clear()
-        g.update(_NAMES)
-        for name in _OPS:
+        for f2 in _NAMES.split():
+            name, v = f2.split(":")
+            g[name] = int(v)
+        for f2 in _MODIFIERS.split():
+            name, v = f2.split(":")
+            g[name] = _modifier(int(v))
+        for name in _OPS.split():
             g[name] = getattr(emit, name)
         try:
             emit.begin(0)
@@ -208,3 +232,50 @@ def bit_timing(prog, freq):
         (high1 if bits[len(taken) - 1] else high0).append((f - r) * ns)
         periods.append((rises[k + 1] - r) * ns)
     return high0, high1, periods
+
+
+_INIT_ARGS = ("in_base out_base set_base jmp_pin sideset_base in_shiftdir out_shiftdir "
+              "push_thresh pull_thresh").split()
+
+
+def configure(sm, program, freq, kw):
+    """StateMachine.init(program, freq, **kw): what the fake needs of it."""
+    for k in kw:
+        if k not in _INIT_ARGS:
+            raise TypeError("unexpected keyword argument '%s'" % k)
+    shiftctrl = program[4]
+    if kw.get("pull_thresh") is not None:
+        shiftctrl = shiftctrl & ~(31 << 25) | (kw["pull_thresh"] & 31) << 25
+    if kw.get("out_shiftdir") is not None:
+        shiftctrl = shiftctrl & ~(1 << 19) | (kw["out_shiftdir"] & 1) << 19
+    sm.program = program
+    sm.shiftctrl = shiftctrl
+    if freq > 0:
+        sm.freq = freq
+    pin = kw.get("sideset_base")
+    if pin is not None:
+        sm.pin = getattr(pin, "_id", pin)
+    sm.ns_per_bit = 0  # checked when started
+
+
+def check_ws2812(sm):
+    """The program's waveform at the state machine's clock against the WS2812 timing."""
+    sm.ns_per_bit = 1250
+    try:
+        t = bit_timing(sm.program, sm.freq)
+    except (IndexError, TypeError, ValueError):
+        t = None  # not a program the interpreter can run
+    if t is None:
+        _violation("state machine %d: program does not drive a side-set pin" % sm.id)
+        return
+    high0, high1, periods = t
+    if not (sm.shiftctrl >> 17) & 1:
+        _violation("state machine %d: ws2812 program needs autopull" % sm.id)
+    if not all(200 <= h <= 550 for h in high0) or not all(650 <= h <= 1000 for h in high1):
+        _violation("state machine %d: T0H %s / T1H %s ns out of WS2812 range"
+                   % (sm.id, high0[:1], high1[:1]))
+    if not all(1100 <= p <= 1400 for p in periods):
+        _violation("state machine %d: bit period %s ns, WS2812 needs 1250 +- 150"
+                   % (sm.id, periods[:1]))
+    if periods:
+        sm.ns_per_bit = sum(periods) // len(periods)
