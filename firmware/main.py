@@ -1,5 +1,9 @@
 """Boots the board: the app's main loop runs until power-off (or Ctrl-C from mpremote)."""
 try:
+    # The hardware modules first, while the heap is empty. On a Pico they are built in and
+    # cost nothing; on the virtual board (docs/sim.md) they are fakes that would otherwise
+    # load on top of the whole app.
+    import machine  # noqa: F401
     import app
 
     app.main()

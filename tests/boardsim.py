@@ -25,6 +25,7 @@ HOST_TOOLS = os.path.join(ROOT, "host_tools")
 if HOST_TOOLS not in sys.path:
     sys.path.insert(0, HOST_TOOLS)
 from mancala_host.sim import mpy_lib  # noqa: E402
+from mancala_host.sim.devices import Devices  # noqa: E402
 
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -61,6 +62,7 @@ class Board:
         self.frames_path = os.path.join(self.flash, "frames.jsonl") if frames else None
         self.chips = chips
         self.proc = None
+        self.devices = None
         self.lines = None
         self.events = []
         self._id = 0
@@ -82,9 +84,14 @@ class Board:
         if self.touch_path and not os.path.exists(self.touch_path):
             open(self.touch_path, "w").close()
         self.stderr = open(os.path.join(self.flash, "stderr.txt"), "ab")
-        self.proc = subprocess.Popen(
-            [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], cwd=self.flash, env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0)
+        self.devices = Devices(env, self.stderr)  # the MPR121 models, outside the board
+        try:
+            self.proc = subprocess.Popen(
+                [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], cwd=self.flash,
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                bufsize=0, pass_fds=self.devices.fds)
+        finally:
+            self.devices.handed_over()
         self.lines = queue.Queue()
         self.events = []
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines),
@@ -102,6 +109,7 @@ class Board:
         """A power cut: SIGKILL, no chance to clean up."""
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+        self.devices.stop()  # its pipe from the board is closed now: it ends by itself
         self.stderr.close()
 
     def close(self):
@@ -113,6 +121,8 @@ class Board:
                 self.proc.kill()
                 self.proc.wait()
             self.stderr.close()
+        if self.devices:
+            self.devices.stop()
         if self.own_flash:
             shutil.rmtree(self.flash, ignore_errors=True)
 

@@ -74,7 +74,7 @@ def sim_command(*args):
 def sim_env(**extra):
     env = dict(os.environ)
     env["PYTHONPATH"] = HOST_TOOLS + os.pathsep + env.get("PYTHONPATH", "")
-    for key in ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES", "MANCALA_SIM_CHIPS"):
+    for key in ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES", "MANCALA_SIM_CHIPS", "MANCALA_SIM_BUS"):
         env.pop(key, None)
     env.update(extra)
     return env

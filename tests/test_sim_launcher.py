@@ -226,9 +226,16 @@ def exchange(link, text):
                 return answer
 
 
-def board_pids(launcher_pid):
+def child_pids(launcher_pid):
+    """{"board": [...], "devices": [...]}: the launcher's children by what they run."""
     with open("/proc/%d/task/%d/children" % (launcher_pid, launcher_pid)) as f:
-        return [int(p) for p in f.read().split()]
+        pids = [int(p) for p in f.read().split()]
+    out = {"board": [], "devices": []}
+    for pid in pids:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+        out["devices" if argv[1].endswith(b"devices.py") else "board"].append(pid)
+    return out
 
 
 def alive(pid):
@@ -255,12 +262,15 @@ def test_killing_the_pty_launcher_kills_the_board(tmp_path):
     proc, link = start_pty(tmp_path, "--main", echo_main(tmp_path))
     try:
         assert exchange(link, "up") == {"echo": "up"}
-        board = board_pids(proc.pid)
+        children = child_pids(proc.pid)
+        board, devices = children["board"], children["devices"]
         assert len(board) == 1 and alive(board[0])
+        assert len(devices) == 1 and alive(devices[0])  # the MPR121 models' process
     finally:
         proc.kill()
         proc.wait()
     wait_for(lambda: not alive(board[0]), "the board to die with its launcher")
+    wait_for(lambda: not alive(devices[0]), "the devices to end with the board")
 
 
 needs_firmware = pytest.mark.skipif(not os.path.exists(REAL_MAIN), reason="no firmware/main.py")

@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 from . import mpy_lib
+from .devices import Devices
 
 DEFAULT_HEAPSIZE = "320k"  # docs/sim.md "Heap": every feature (a CPU search on quad) with margin
 DEFAULT_LINK = "mancala-sim.pty"
@@ -221,6 +222,11 @@ def run_stdio(setup):
     if setup.scratch is not None:           # a temporary flash: removed when the board ends
         _reap_when_gone(os.getpid(), setup.scratch)
     os.chdir(setup.flash)
+    try:
+        devices = Devices(setup.env)  # the MPR121 models: they end when the board does
+    except OSError as e:
+        raise UsageError("cannot start the virtual board's devices: %s" % (e.strerror or e))
+    devices.inheritable()
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(setup.argv[0], setup.argv, setup.env)

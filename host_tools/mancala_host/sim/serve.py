@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 
+from .devices import Devices
 from .launcher import UsageError
 from .serial_line import PtyLink, Relay
 
@@ -41,14 +42,21 @@ def start_board(setup, stderr=None):
     """Start the board process; returns (Popen, fd of its stdin, fd of its stdout)."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
+    env = dict(setup.env)
+    devices = None
     try:
-        proc = subprocess.Popen(setup.argv, cwd=setup.flash, env=setup.env, stdin=in_r,
-                                stdout=out_w, stderr=stderr, preexec_fn=_death_pact())
+        devices = Devices(env, stderr)  # the MPR121 models: they end when the board does
+        proc = subprocess.Popen(setup.argv, cwd=setup.flash, env=env, stdin=in_r,
+                                stdout=out_w, stderr=stderr, preexec_fn=_death_pact(),
+                                pass_fds=devices.fds)
     except OSError as e:
         raise UsageError("cannot start %s: %s" % (setup.argv[0], e.strerror or e))
     finally:
         os.close(in_r)
         os.close(out_w)
+        if devices is not None:
+            devices.handed_over()
+    proc.devices = devices
     return proc, in_w, out_r
 
 
@@ -60,6 +68,7 @@ def _stop_board(proc):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    proc.devices.stop()
     return proc.returncode
 
 

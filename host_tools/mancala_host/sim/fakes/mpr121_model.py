@@ -230,6 +230,18 @@ class Bus:
     def scan(self):
         return sorted(a for a in self.chips if self.chips[a].present)
 
+    # The three bus transfers machine.I2C makes, here or in the device process (devices.py).
+    def read(self, addr, reg, buf):
+        """Read len(buf) bytes from register reg, or from the chip's register pointer when
+        reg is None (a bare readfrom_into after a one-byte writeto)."""
+        self.poll_feed()
+        c = self.chip(addr)
+        c.read_into(c.pointer if reg is None else reg, buf)
+
+    def write(self, addr, reg, data):
+        """Write data from register reg on; no data only sets the register pointer."""
+        self.chip(addr).write(reg, data)
+
     def poll_feed(self):
         if self.feed is None:
             return

@@ -1,0 +1,160 @@
+"""The virtual board's I2C devices in their own process (host_tools/.../sim/devices.py): the
+MPR121 register models answer the board's machine.I2C over two pipes, as chips outside a Pico
+would, so they take none of the board's heap. The same scenarios as tests/test_fakes.py's
+in-process bus, through the device process; its message format; and what happens when
+either side goes away."""
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from boardsim import Board
+from conftest import ROOT
+from test_fakes import POLLER, _board, _expect
+from test_sim_helpers import start_sim
+
+sys.path.insert(0, os.path.join(ROOT, "host_tools"))
+from mancala_host.sim import devices  # noqa: E402
+
+# POLLER, then whether the register models were loaded into the board process.
+POLLER_THEN_MODULES = POLLER + "import sys\nprint('models', 'mpr121_model' in sys.modules)\n"
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo"])
+def test_touch_commands_reach_the_driver_through_the_device_process(tmp_path, kind):
+    path = str(tmp_path / "touch")
+    if kind == "fifo":
+        os.mkfifo(path)
+        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # held open as the launcher does
+        write = lambda text: os.write(fd, text.encode())  # noqa: E731
+    else:
+        open(path, "w").close()
+
+        def write(text):
+            with open(path, "a") as f:
+                f.write(text)
+    env = dict(os.environ, MANCALA_SIM_TOUCH=path, MANCALA_SIM_CHIPS="5a,5b")
+    dev = devices.Devices(env)
+    try:
+        board = _board(POLLER_THEN_MODULES, {"MANCALA_SIM_BUS": env["MANCALA_SIM_BUS"]}, pass_fds=dev.fds)
+    finally:
+        dev.handed_over()
+    try:
+        assert _expect(board, "scan") == "[90, 91]"
+        assert _expect(board, "ready") == "[0, 0]"
+        assert _expect(board, "masks") == "[0, 0]"
+        write("5b 3 1\n")
+        assert _expect(board, "masks") == "[0, 8]"
+        write("chip 5b off\n")
+        assert _expect(board, "masks") == "[0, None]"
+        write("chip 5b on\n5b 3 0\n")
+        assert _expect(board, "masks") == "[0, 0]"  # replugged, re-initialised
+        write("5a 11 1\n")
+        assert _expect(board, "masks") == "[2048, 0]"
+        assert _expect(board, "models") == "False"  # the models ran outside the board
+        assert board.wait(timeout=30) == 0, board.stderr.read()
+    finally:
+        board.kill()
+        board.wait()
+        if kind == "fifo":
+            os.close(fd)
+    assert dev.proc.wait(timeout=10) == 0  # ended by itself when the board closed the pipe
+
+
+def _serve(env):
+    """The device process's loop in a thread of this process, on fresh pipes: returns a
+    function that sends one request and returns the whole answer."""
+    req_r, req_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    sys.path.append(devices.FAKES)
+    import mpr121_model
+
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        bus = mpr121_model.reset_bus()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k)
+            else:
+                os.environ[k] = v
+    bus.feed = None
+    thread = threading.Thread(target=devices.serve, args=(req_r, ans_w, bus), daemon=True)
+    thread.start()
+
+    def ask(op, addr, reg, count, data=b"", answer=1):
+        os.write(req_w, struct.pack("4B", ord(op), addr, reg, count) + data)
+        return devices._read_exactly(ans_r, answer)
+
+    def close():
+        os.close(req_w)
+        thread.join(5)
+        ended = not thread.is_alive()
+        for fd in (req_r, ans_r, ans_w):
+            os.close(fd)
+        return ended
+    return ask, close, bus
+
+
+def test_the_message_format():
+    ask, close, bus = _serve({"MANCALA_SIM_CHIPS": "5a,5c"})
+    try:
+        assert ask("s", 0, 0, 8, answer=9) == b"\0" + bytes([0x5A, 0x5C]) + bytes(6)
+        # a threshold register in stop mode: written, read back from it and from the pointer
+        assert ask("w", 0x5A, 0x41, 2, b"\x0c\x06") == b"\0"
+        assert bus.chips[0x5A].thresholds(0) == (12, 6)
+        assert ask("r", 0x5A, 0x41, 2, answer=3) == b"\0\x0c\x06"
+        assert ask("w", 0x5A, 0x42, 0) == b"\0"  # no data: only the register pointer moves
+        assert ask("p", 0x5A, 0, 1, answer=2) == b"\0\x06"
+        # no ACK: an absent chip, a register past the map, an unknown request
+        assert ask("r", 0x5B, 0x00, 2) == b"\x05"
+        assert ask("r", 0x5A, 0x7F, 2) == b"\x05"
+        assert ask("x", 0x5A, 0, 0) == b"\x05"
+        assert ask("r", 0x5C, 0x00, 2, answer=3) == b"\0\0\0"  # and the bus still answers
+    finally:
+        assert close()  # the loop ends when the board's end of the pipe closes
+
+
+def test_a_game_survives_the_device_process_going_away():
+    with Board("duo") as b:
+        b.ok("new_game", rules={"variant": "kalah"})
+        state = b.ok("press", pit=3)["state"]
+        assert b.ok("diag", action="scan")["missing"] == []
+        b.devices.proc.send_signal(signal.SIGKILL)  # as if the pad board lost its power
+        b.devices.proc.wait()
+        scan = b.ok("diag", action="scan")
+        assert scan["found"] == [] and len(scan["missing"]) == 2
+        assert b.ok("state")["state"] == state  # the game is intact and the board answers
+        assert b.ok("press", pit=1)["state"] != state
+        assert b.proc.poll() is None
+
+
+def test_the_device_process_ends_after_a_power_cut(tmp_path):
+    b = Board("duo", flash=str(tmp_path)).start()
+    try:
+        b.ok("new_game")
+        b.proc.send_signal(signal.SIGKILL)
+        b.proc.wait()
+        assert b.devices.proc.wait(timeout=10) == 0  # EOF on its pipe, not a kill
+    finally:
+        b.close()
+
+
+def test_a_board_started_by_the_launcher_with_stdio_gets_the_device_process(tmp_path):
+    proc = start_sim("--stdio", "--flash", str(tmp_path / "flash"), stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(b'{"id": 1, "cmd": "diag", "action": "scan"}\n')
+        proc.stdin.flush()
+        for line in proc.stdout:
+            if b'"id": 1' in line:
+                break
+        assert b'"missing": []' in line, line  # every chip answered, through the pipes
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=20)
