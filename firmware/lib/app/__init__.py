@@ -132,6 +132,11 @@ class App:
             new, warnings = self._check(patch)
         except ValueError as e:
             raise CommandError(BAD_CONFIG, str(e))
+        self._apply(new, source, keep_menu)
+        return new, warnings
+
+    def _apply(self, new, source, keep_menu=False):
+        """Makes the checked config new the config: saved, shown and told."""
         if not keep_menu:
             self.close_menu()
         if new != self.config:
@@ -142,7 +147,6 @@ class App:
             self._save_settings()
             self.apply_display_settings()
             self.emit("config", {"config": new, "source": source})
-        return new, warnings
 
     def _check(self, patch):
         """app.config.check on the current config; the module is loaded for it and then
@@ -166,9 +170,12 @@ class App:
         """Starts a game; rules (optional) are checked and saved as set_config does."""
         warnings = []
         players = self.config["rules"]["players"]
+        checked = None
         if rules is not None:
+            # Checked once: app.config is loaded for it and forgotten again (its heap is the
+            # game's), so a second check would load it twice.
             try:
-                checked, _ = self._check({"rules": rules})
+                checked, warnings = self._check({"rules": rules})
             except ValueError as e:
                 raise CommandError(BAD_CONFIG, str(e))
             players = checked["rules"]["players"]
@@ -176,8 +183,8 @@ class App:
                                   or not 0 <= first < players):
             raise CommandError("bad_request", "first must be a seat from 0 to %d, got %s."
                                % (players - 1, first))
-        if rules is not None:
-            _, warnings = self.set_config({"rules": rules}, source)
+        if checked is not None:
+            self._apply(checked, source)
         if first is None:
             first = self.next_first(players)
         self.close_menu()

@@ -7,10 +7,9 @@ in the board's environment). The firmware's own MPR121 driver runs unchanged; on
 is a pipe. Messages, as fakes/machine.py's _Wire sends them:
 
     request   op, address, register, count (4 bytes), then count data bytes for "w"
-    answer    status (0, or the errno machine.I2C raises: 5 = EIO, no ACK), then for "r" and
-              "p" count bytes, for "s" 8 address slots (0 = empty)
-    ops       "r" read from register, "p" read from the register pointer, "w" write from
-              register (no data: set the pointer), "s" scan
+    answer    status (0, or the errno machine.I2C raises: 5 = EIO, no ACK), then for "r"
+              count bytes, for "s" 8 address slots (0 = empty)
+    ops       "r" read from a register on, "w" write from a register on, "s" scan
 
 The process ends when the board closes its end (the board stopped, or was killed: a power
 cut takes the chips' power too). Touch commands (MANCALA_SIM_TOUCH, docs/sim.md §6) are read
@@ -132,9 +131,9 @@ def serve(rx, tx, bus):
             if op == ord("w"):
                 bus.write(addr, reg, data)
                 answer = b"\0"
-            elif op in (ord("r"), ord("p")):
+            elif op == ord("r"):
                 buf = bytearray(count)
-                bus.read(addr, reg if op == ord("r") else None, buf)
+                bus.read(addr, reg, buf)
                 answer = b"\0" + bytes(buf)
             elif op == ord("s"):
                 found = bus.scan()[:8]

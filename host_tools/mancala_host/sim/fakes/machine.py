@@ -10,8 +10,8 @@ heap, which on a Pico `machine` (C code) does not.
 - Pin: a GPIO with a level, no electrical effect.
 - WDT: the rp2 limits (timeout up to 8388 ms); a late feed() is recorded in wdt_starved
   and reported on stderr, because a real board would have reset there.
-- reset(), unique_id(), freq(), reset_cause(); the unix port's own machine module (idle,
-  mem8, Signal, soft_reset, ...) is re-exported first.
+- reset(); the unix port's own machine module (idle, mem8, Signal, soft_reset, ...) is
+  re-exported first.
 """
 import os
 import sys
@@ -23,11 +23,7 @@ try:
 except ImportError:  # CPython
     pass
 
-PWRON_RESET = 1
-WDT_RESET = 3
 EIO = 5
-
-_freq = 125000000
 wdt_starved = 0  # how many times the watchdog would have reset the board
 _bus = None
 
@@ -47,9 +43,6 @@ class Pin:
         if x is None:
             return self._value
         self._value = 1 if x else 0
-
-    def __call__(self, x=None):
-        return self.value(x)
 
 
 class _Wire:
@@ -84,7 +77,7 @@ class _Wire:
             raise OSError(EIO)  # pipe reads of a few bytes come whole; a short one is a cut
 
     def read(self, addr, reg, buf):
-        self._call(112 if reg is None else 114, addr, reg or 0, None, buf)  # "p" / "r"
+        self._call(114, addr, reg, None, buf)  # "r"
 
     def write(self, addr, reg, data):
         self._call(119, addr, reg, data, None)  # "w"
@@ -108,34 +101,20 @@ def _the_bus():
 
 
 class I2C:
-    """machine.I2C on the virtual bus. The id, pins and freq are accepted, as on rp2."""
+    """machine.I2C on the virtual bus: the transfers the firmware makes. The id, pins and
+    freq are accepted, as on rp2."""
 
     def __init__(self, id=0, *, scl=None, sda=None, freq=400000, timeout=50000):
-        self.freq = freq
-        self._bus = _the_bus()
+        bus = _the_bus()
+        # The bus's own methods rather than wrappers: every def here is the board's heap.
+        self.readfrom_mem_into = bus.read
+        self.writeto_mem = bus.write
+        self.scan = bus.scan
 
-    def scan(self):
-        return self._bus.scan()
-
-    def readfrom_mem_into(self, addr, memaddr, buf, *, addrsize=8):
-        self._bus.read(addr, memaddr, buf)
-
-    def readfrom_mem(self, addr, memaddr, nbytes, *, addrsize=8):
+    def readfrom_mem(self, addr, memaddr, nbytes):
         buf = bytearray(nbytes)
-        self._bus.read(addr, memaddr, buf)
+        self.readfrom_mem_into(addr, memaddr, buf)
         return bytes(buf)
-
-    def writeto_mem(self, addr, memaddr, buf, *, addrsize=8):
-        self._bus.write(addr, memaddr, buf)
-
-    def writeto(self, addr, buf, stop=True):
-        """First byte is the register pointer, the rest are data; returns the ACK count."""
-        if len(buf):
-            self._bus.write(addr, buf[0], memoryview(buf)[1:])
-        return len(buf)
-
-    def readfrom_into(self, addr, buf, stop=True):
-        self._bus.read(addr, None, buf)
 
 
 class WDT:
@@ -158,21 +137,6 @@ class WDT:
 def reset():
     """A hard reset ends the virtual board's process; the launcher may start it again."""
     sys.exit(0)
-
-
-def reset_cause():
-    return PWRON_RESET
-
-
-def unique_id():
-    return b"\xe6\x61\x38\x52\x83\x2f\x4d\x2a"  # 8 bytes like the RP2040's flash id
-
-
-def freq(hz=None):
-    global _freq
-    if hz is None:
-        return _freq
-    _freq = hz
 
 
 # The LED fakes are loaded with the first hardware import, early in the boot while the heap
