@@ -201,6 +201,125 @@ def test_mismatched_pins_and_lengths_are_refused():
         raise AssertionError("accepted 2 pins with 1 length")
 
 
+def test_once_used_parts_of_the_fake_are_not_kept_loaded():
+    # On a Pico rp2 is C and costs no heap; the fake keeps only the frame path loaded. The
+    # assembler, the state machine setup and timing check, and the DMA control packing are
+    # loaded for each call and dropped (they still ran: the timing test above needs them).
+    _fresh()
+    leds = WS2812((2, 3), (4, 4))
+    try:
+        leds.show_all()
+        assert "pio_asm" not in sys.modules and "rp2_dma" not in sys.modules
+        assert sorted(dict(frame_capture.frames)) == [2, 3]
+        assert rp2.violations == [], rp2.violations
+    finally:
+        simclock.advance_ms(2)
+        leds.deinit()
+
+
+def test_dma_control_register_packing():
+    _fresh()
+    dma = rp2.DMA()
+    try:
+        ch = dma.channel
+        # the reset value pack_ctrl() starts from: enable, 32-bit, inc_read, inc_write,
+        # chain_to itself (no chaining), unpaced (TREQ 0x3F), irq_quiet
+        assert dma.ctrl == dma.pack_ctrl() == 0x3F8039 | ch << 11
+        ctrl = dma.pack_ctrl(size=0, inc_write=False, treq_sel=9, bswap=True)
+        f = rp2.DMA.unpack_ctrl(ctrl)
+        assert (f["size"], f["inc_write"], f["treq_sel"], f["bswap"], f["chain_to"]) == \
+            (0, 0, 9, 1, ch)
+        assert dma.pack_ctrl(ctrl) == ctrl
+        assert dma.pack_ctrl(ctrl, treq_sel=3) == ctrl & ~(0x3F << 15) | 3 << 15
+        assert f["busy"] == 0 and rp2.DMA.unpack_ctrl(1 << 24)["busy"] == 1
+        try:
+            dma.pack_ctrl(inc_wirte=False)
+        except TypeError as e:
+            assert "inc_wirte" in str(e)
+        else:
+            raise AssertionError("pack_ctrl accepted an unknown field")
+    finally:
+        dma.close()
+
+
+def test_state_machine_refuses_an_unknown_argument():
+    try:
+        rp2.StateMachine(0, _driver_program(), freq=8000000, pul_thresh=8)
+    except TypeError as e:
+        assert "pul_thresh" in str(e)
+    else:
+        raise AssertionError("StateMachine accepted pul_thresh")
+
+
+def test_fake_dma_refuses_what_the_hardware_would_get_wrong():
+    import machine
+
+    sm = rp2.StateMachine(0, _driver_program(), freq=8000000, sideset_base=machine.Pin(9))
+    dma = rp2.DMA()
+    try:
+        buf = bytearray(6)
+        good = dma.pack_ctrl(size=0, inc_write=False, treq_sel=0)
+        cases = [(False, good, 6, "state machine 0 is not active"),
+                 (True, dma.pack_ctrl(size=0, treq_sel=0), 6, "inc_write set for a FIFO"),
+                 (True, good, 7, "count 7 reads past the 6-byte source")]
+        for running, ctrl, count, text in cases:
+            _fresh()
+            sm.active(running)
+            dma.config(read=buf, write=sm, count=count, ctrl=ctrl, trigger=True)
+            assert frame_capture.frames == []
+            assert rp2.violations == ["DMA %d: %s" % (dma.channel, text)], rp2.violations
+            assert not dma.active()
+    finally:
+        dma.close()
+
+
+def test_torn_frame_is_caught_when_the_source_is_longer_than_the_transfer():
+    _fresh()
+    import machine
+
+    sm = rp2.StateMachine(0, _driver_program(), freq=8000000, sideset_base=machine.Pin(9))
+    sm.active(1)
+    dma = rp2.DMA()
+    try:
+        buf = bytearray(40)
+        ctrl = dma.pack_ctrl(size=0, inc_write=False, treq_sel=0)
+        dma.config(read=buf, write=sm, count=30, ctrl=ctrl, trigger=True)
+        assert frame_capture.frames[-1] == (9, bytes(30))
+        buf[35] = 1  # past the transfer: not on the wire
+        assert dma.active() and rp2.torn_frames == 0
+        buf[29] = 1
+        assert dma.active() and dma.active()
+        assert rp2.torn_frames == 1  # one count per frame
+        simclock.advance_ms(1)
+        assert not dma.active()
+    finally:
+        dma.close()
+
+
+def test_frame_lines_for_every_length_and_pin():
+    # The line is written in pieces from one 128-byte buffer: lengths around its edges, a
+    # two-digit pin, and a named pin all give one whole JSON line.
+    _fresh()
+    frame_capture.record(0)
+    path = "/tmp/mancala-test-frames-%s" % "".join("%02x" % b for b in os.urandom(4))
+    frame_capture.set_path(path)
+    sent = []
+    try:
+        for n in list(range(0, 4)) + list(range(56, 72)) + [300]:
+            for pin in (5, 17, "LED"):
+                grb = bytes((n + i * 37) & 0xFF for i in range(n))
+                frame_capture.emit(pin, grb)
+                sent.append({"pin": pin, "grb": "".join("%02x" % b for b in grb)})
+        frame_capture.set_path(None)
+        with open(path) as f:
+            lines = [json.loads(line) for line in f]
+        assert lines == sent
+        assert frame_capture.frames[-1] == ("LED", grb)
+    finally:
+        frame_capture.record(64)
+        os.remove(path)
+
+
 def _driver_program():
     import drivers.ws2812
 

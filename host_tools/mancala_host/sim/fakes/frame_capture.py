@@ -3,18 +3,18 @@
 Each frame is appended as one JSON line `{"pin": <pin>, "grb": "<hex>"}` to the file named by
 MANCALA_SIM_FRAMES (opened at import, unbuffered); without it frames are dropped.
 `frames` holds (pin, bytes) for in-process tests: by default the latest frame of each pin
-(most recently sent last), kept in one reused buffer per pin; record(n) keeps a history of
-the last n frames instead (copies, for tests only).
+(most recently sent last): a DMA frame as the transfer's own source buffer (emit's stable=True;
+the DMA fake reports a source changed while on the wire), any other in one reused buffer per
+pin; record(n) keeps a history of the last n frames instead (copies, for tests only).
 The fakes share the firmware's MicroPython heap (--heapsize), so a frame allocates nothing
 once each pin has sent one: the hex goes out in pieces from one preallocated buffer.
 """
 import os
 
 _HEX = b"0123456789abcdef"
-_hex = bytearray(128)  # 64 frame bytes per write
+_hex = bytearray(128)  # the line in pieces, up to 63 frame bytes each
 _keep = 0  # 0 = the latest frame per pin; n = the last n frames
 frames = []  # most recent last
-_head = {}  # pin -> the b'{"pin": N, "grb": "' line start, made once per pin
 _file = None
 
 
@@ -57,31 +57,47 @@ def emit(pin, grb, stable=False):
     f = _file
     if f is None:
         return
-    head = _head.get(pin)
-    if head is None:
-        head = _head[pin] = ('{"pin": %d, "grb": "' % pin if isinstance(pin, int)
-                             else '{"pin": "%s", "grb": "' % pin).encode()
-    f.write(head)
+    # The line goes out through _hex in pieces of up to 128 bytes: nothing allocated.
     h = _hex
+    k = 0
+    if isinstance(pin, int):
+        for c in b'{"pin": ':
+            h[k] = c
+            k += 1
+        d = 1
+        while d * 10 <= pin:
+            d *= 10
+        while d:
+            h[k] = 48 + pin // d % 10
+            k += 1
+            d //= 10
+    else:  # a named pin (not on the DMA path): allocates
+        f.write(('{"pin": "%s"' % pin).encode())
+    for c in b', "grb": "':
+        h[k] = c
+        k += 1
     hx = _HEX
     n = len(grb)
     i = 0
-    while i < n:
-        k = 0
-        while k < 128 and i < n:
+    while True:
+        while k < 126 and i < n:
             v = grb[i]
             h[k] = hx[v >> 4]
             h[k + 1] = hx[v & 15]
             k += 2
             i += 1
-        if k == 128:
-            f.write(h)
-        else:
-            try:
-                f.write(h, 0, k)  # MicroPython streams take (buf, off, len): no slice object
-            except TypeError:  # CPython
-                f.write(h[:k])
-    f.write(b'"}\n')
+        if i == n and k < 126:
+            for c in b'"}\n':
+                h[k] = c
+                k += 1
+            i += 1  # the line is complete
+        try:
+            f.write(h, 0, k)  # MicroPython streams take (buf, off, len): no slice object
+        except TypeError:  # CPython
+            f.write(h[:k])
+        if i > n:
+            return
+        k = 0
 
 
 set_path(os.getenv("MANCALA_SIM_FRAMES"))

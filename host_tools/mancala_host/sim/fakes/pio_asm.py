@@ -10,7 +10,11 @@ the decorated function's globals while it runs twice (labels, then code).
 """
 from array import array
 
-from rp2 import PIOASMError, _violation
+from rp2 import _violation
+
+
+class PIOASMError(Exception):
+    pass
 
 
 # The tables below are strings split when used, not dicts or tuples of names: each name in

@@ -7,11 +7,12 @@
   `violations` and stderr.
 - DMA moves data like the RP2040 channel: narrow transfers are replicated across the 32-bit
   bus, the state machine shifts `pull_thresh` bits out of each FIFO word in its shift
-  direction, and the bits become the bytes on the wire. A completed transfer into a state
-  machine is captured as a frame (frame_capture) for the state machine's side-set pin.
-  The bytes are read when the transfer is triggered; if the source buffer changes while the
-  transfer is still on the wire (simclock), that is counted in `torn_frames`, because the
-  real DMA would have sent the changed bytes.
+  direction, and the bits become the bytes on the wire. A transfer into a state machine is
+  captured as a frame (frame_capture) for the state machine's side-set pin when it is
+  triggered. The channel keeps the CRC-32 of its source, not a copy (the bytes are the
+  firmware's buffer, and a copy would cost heap that a Pico does not spend): if the source
+  changes while the transfer is still on the wire (simclock), that is counted in
+  `torn_frames`, because the real DMA would have sent the changed bytes.
 
 Only what the firmware uses is here: a method the fake does not model is missing, so a
 firmware that starts using it fails in the sim instead of silently doing nothing.
@@ -23,16 +24,14 @@ transfers other than the WS2812 driver's bytes: rp2_dma) is loaded for the call 
 again (_once), so the GC frees its code.
 """
 import sys
+from binascii import crc32
 
 import frame_capture
 import simclock
 
 violations = []  # what real hardware would do differently; tests assert this stays empty
 torn_frames = 0
-
-
-class PIOASMError(Exception):
-    pass
+# PIOASMError is pio_asm's: a firmware cannot recover from a program that does not assemble.
 
 
 def _once(name):
@@ -54,7 +53,6 @@ def asm_pio(**kw):
 class PIO:
     OUT_LOW = 0
     SHIFT_LEFT = 0
-    SHIFT_RIGHT = 1
     JOIN_TX = 1
 
     def __init__(self, id):
@@ -101,8 +99,8 @@ class DMA:
     read = 0
     write = 0
     count = 0
-    _src = None  # the buffer the transfer on the wire reads from; None once a tear is counted
-    _snap = None  # reused copy of the bytes of the current transfer
+    _src = None  # the bytes the transfer on the wire reads; None once a tear is counted
+    _crc = 0  # their CRC-32 when the transfer was triggered
     _end = None  # simclock time the frame is off the wire; None = idle
 
     def __init__(self):
@@ -135,11 +133,8 @@ class DMA:
         if self._end is None:
             return False
         if simclock.elapsed_us(self._end) < 0:
-            src = self._src
-            if src is not None:
-                snap = self._snap
-                if snap != (src if len(src) == len(snap) else memoryview(src)[:len(snap)]):
-                    _once("rp2_dma").fault(self, 4)  # counted once: it clears _src
+            if self._src is not None and crc32(self._src) != self._crc:
+                _once("rp2_dma").fault(self, 4)  # counted once: it clears _src
             return True
         self._end = None
         self._src = None
@@ -165,12 +160,10 @@ class DMA:
         dst = self.write
         if len(src) < nbytes:
             return _once("rp2_dma").fault(self, 0)
-        snap = self._snap
-        if snap is None or len(snap) != nbytes:
-            snap = self._snap = bytearray(nbytes)  # once per transfer size, then reused
-        snap[:] = src if len(src) == nbytes else memoryview(src)[:nbytes]
+        if len(src) != nbytes:
+            src = memoryview(src)[:nbytes]  # (not the WS2812 driver's case: allocates)
         if not isinstance(dst, StateMachine):
-            memoryview(dst)[:nbytes] = snap  # memory to memory (not on the LED path)
+            memoryview(dst)[:nbytes] = src  # memory to memory (not on the LED path)
             return
         sm = dst.id
         if (ctrl >> 15) & 0x3F != (sm >> 2) << 3 | (sm & 3):  # the TX FIFO's DREQ
@@ -180,9 +173,11 @@ class DMA:
         if not dst.running:
             return _once("rp2_dma").fault(self, 3)
         if unit == 1 and dst.shiftctrl & 0x3E080000 == 8 << 25:
-            wire = snap  # the WS2812 driver's case: pull_thresh 8, shifting left, bytes out
+            wire = src  # the WS2812 driver's case: pull_thresh 8, shifting left, bytes out
         else:
-            wire = _once("rp2_dma").wire_bytes(dst, snap, unit, (ctrl >> 22) & 1)
+            wire = _once("rp2_dma").wire_bytes(dst, src, unit, (ctrl >> 22) & 1)
+        # stable: the source stays as it is until the next transfer, or a tear is reported
         frame_capture.emit(dst.pin, wire, True)
         self._src = src
+        self._crc = crc32(src)
         self._end = simclock.now_us() + len(wire) * 8 * dst.ns_per_bit // 1000
