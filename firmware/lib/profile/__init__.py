@@ -17,7 +17,8 @@
     s.seat_pit(id) -> (seat, pit) | (seat, 0) for a store | None when unused
     profile.can_seat(p, rules_dict) -> sentence or None   # rules: variant, players, pits
     profile.release_checks()   # the board checks once at boot, then gives their heap back
-    p.compact()                # the board drops the host-only tables (xy_mm, geometry, place)
+    p.compact()                # the board drops the host-only tables (xy_mm, geometry, place);
+                               #   pad[id] is then looked up in pad_position
 
 docs/profiles.md describes the file format, the checks and the power model.
 """

@@ -74,13 +74,16 @@ class Profile:
             self.name, self.sides, self.pits_per_side, self.total_leds)
 
     def compact(self):
-        """Drops the tables only the host tool uses (xy_mm, geometry, place, title): about
-        6 KB of the board's heap on quad. Set to None rather than deleted: MicroPython keeps
+        """Drops the tables only the host tool uses (xy_mm, geometry, place, title) and
+        answers pad[id] from pad_position: about 9 KB of the board's heap on quad. Set to None rather than deleted: MicroPython keeps
         a deleted attribute's value in the instance's table, still reachable."""
         self.xy_mm = None
         self.geometry = None
         self.place = None
         self.title = None
+        # pad[id] is read at boot and by the self-test only: look it up in pad_position
+        # rather than keep a second table of the same wiring (3 KB on quad's 28 pads).
+        self.pad = _PadLookup(self.pad_position)
 
     def store_id(self, side):
         return position_id(side, 0)
@@ -151,3 +154,18 @@ class Profile:
         dict, or None. Here so the app can hand the Profile itself to its config check."""
         from .seating import can_seat  # seating imports this module, so import late
         return can_seat(self, rules)
+
+
+class _PadLookup:
+    """profile.pad after compact(): pad[id] -> (address, electrode), found in pad_position."""
+
+    def __init__(self, pad_position):
+        self.pad_position = pad_position
+
+    def __getitem__(self, pid):
+        pp = self.pad_position
+        for addr in pp:
+            electrodes = pp[addr]
+            if pid in electrodes:
+                return addr, electrodes.index(pid)
+        raise KeyError(pid)

@@ -7,7 +7,6 @@ that side's store (M-N+1..M). The seats' sides keep increasing with the seat num
 engine's sowing loop (seat 0 pits 1..N, store, seat 1 ...) follows the physical loop and
 only skips the positions nobody uses. This is code, not per-board tables.
 """
-from .board import position_id
 
 
 def seat_sides(sides, players):
@@ -72,20 +71,17 @@ class Seating:
         self.pits = pits
         self.sides = seat_sides(profile.sides, players)
         first = profile.pits_per_side - pits  # seat pit i sits on physical pit first + i
+        # The profile's own id strings, and no reverse table (seat_pit() looks in _ids): a
+        # new game then allocates no strings, tuples or dict (4 KB of heap on quad before).
+        ids_of = profile.positions  # loop order: side s pit p at s*(M+1)+p-1, store s*(M+1)+M
+        w = profile.pits_per_side + 1
         self._ids = []
-        self._back = {}
-        used = []
         for seat in range(players):
-            side = self.sides[seat]
-            ids = [position_id(side, 0)]
+            base = self.sides[seat] * w
+            ids = [ids_of[base + w - 1]]
             for pit in range(1, pits + 1):
-                ids.append(position_id(side, first + pit))
+                ids.append(ids_of[base + first + pit - 1])
             self._ids.append(tuple(ids))
-            for pit in range(pits + 1):
-                self._back[ids[pit]] = (seat, pit)
-            used.extend(ids[1:])
-            used.append(ids[0])
-        self.used = tuple(used)
 
     def __repr__(self):
         return "<Seating %d players x %d pits on sides %s>" % (
@@ -101,4 +97,16 @@ class Seating:
         return self.position(seat, 0)
 
     def seat_pit(self, pid):
-        return self._back.get(pid)
+        for seat in range(self.players):
+            ids = self._ids[seat]
+            if pid in ids:
+                return seat, ids.index(pid)
+        return None
+
+    @property
+    def used(self):
+        out = []
+        for ids in self._ids:
+            out.extend(ids[1:])
+            out.append(ids[0])
+        return tuple(out)
