@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import FIRMWARE_LIB, MICROPYTHON, MPY_CROSS, ROOT
+from boardsim import Devices  # boardsim puts host_tools on sys.path
 
 FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
 _spec = importlib.util.spec_from_file_location("mpy_cache", os.path.join(FAKES, "mpy_cache.py"))
@@ -36,6 +37,10 @@ for _ in range(5000):
 """
 
 
+# After POLLER: whether the MPR121 register models were loaded into the board process.
+MODELS_LOADED = "import sys\nprint('models', 'mpr121_model' in sys.modules)\n"
+
+
 def _board(script, env, fakes=FAKES, heap="1M", **kw):
     e = dict(os.environ)
     e["MICROPYPATH"] = os.pathsep.join([fakes, FIRMWARE_LIB])
@@ -52,8 +57,17 @@ def _expect(proc, prefix):
     raise AssertionError("board ended before %r: %s" % (prefix, proc.stderr.read()))
 
 
+def _with_devices(env):
+    """env plus MANCALA_SIM_BUS to a fresh device process (sim/devices.py), as every sim
+    board has it; returns (env, devices)."""
+    full = dict(os.environ, **env)
+    dev = Devices(full)
+    return dict(env, MANCALA_SIM_BUS=full["MANCALA_SIM_BUS"]), dev
+
+
+@pytest.mark.parametrize("bus", ["in-process", "device process"])
 @pytest.mark.parametrize("kind", ["file", "fifo"])
-def test_touch_commands_reach_the_driver(tmp_path, kind):
+def test_touch_commands_reach_the_driver(tmp_path, kind, bus):
     path = str(tmp_path / "touch")
     if kind == "fifo":
         os.mkfifo(path)
@@ -66,7 +80,16 @@ def test_touch_commands_reach_the_driver(tmp_path, kind):
         def write(text):
             with open(path, "a") as f:
                 f.write(text)
-    board = _board(POLLER, {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b"})
+    env = {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b"}
+    dev = None
+    if bus == "device process":
+        env, dev = _with_devices(env)
+        try:
+            board = _board(POLLER + MODELS_LOADED, env, pass_fds=dev.fds)
+        finally:
+            dev.handed_over()
+    else:
+        board = _board(POLLER, env)
     try:
         assert _expect(board, "scan") == "[90, 91]"
         assert _expect(board, "ready") == "[0, 0]"
@@ -79,12 +102,16 @@ def test_touch_commands_reach_the_driver(tmp_path, kind):
         assert _expect(board, "masks") == "[0, 0]"  # replugged, re-initialised
         write("5a 11 1\n")
         assert _expect(board, "masks") == "[2048, 0]"
+        if dev is not None:
+            assert _expect(board, "models") == "False"  # they ran outside the board
         assert board.wait(timeout=30) == 0, board.stderr.read()
     finally:
         board.kill()
         board.wait()
         if kind == "fifo":
             os.close(fd)
+    if dev is not None:
+        assert dev.proc.wait(timeout=10) == 0  # ended by itself when the board closed the pipe
 
 
 def test_absent_chips_are_not_on_the_bus():
@@ -193,11 +220,20 @@ print("violations", len(rp2.violations), rp2.torn_frames)
 """
 
 
-def _heap_probe(tmp_path, fakes):
+def _heap_probe(tmp_path, fakes, devices=False):
+    """What the fakes keep: with devices, as a sim board has them (the MPR121 models in
+    their device process); without, all of them in the board process."""
     touch = tmp_path / "touch"
     touch.write_text("")
-    board = _board(HEAP_PROBE, {"MANCALA_SIM_TOUCH": str(touch),
-                                "MANCALA_SIM_FRAMES": str(tmp_path / "frames")}, fakes=fakes)
+    env = {"MANCALA_SIM_TOUCH": str(touch), "MANCALA_SIM_FRAMES": str(tmp_path / "frames")}
+    if devices:
+        env, dev = _with_devices(env)
+        try:
+            board = _board(HEAP_PROBE, env, fakes=fakes, pass_fds=dev.fds)
+        finally:
+            dev.handed_over()
+    else:
+        board = _board(HEAP_PROBE, env, fakes=fakes)
     out = {}
     for key in ("kept", "per_frame", "violations"):
         out[key] = _expect(board, key)
@@ -215,12 +251,16 @@ def test_led_frames_and_pad_polls_allocate_nothing(tmp_path):
     assert per_frame < 16, "%.0f bytes allocated per LED frame" % per_frame
 
 
-def test_fakes_keep_what_the_docs_say(tmp_path):
-    # docs/drivers.md gives this figure as the fakes' share of any heap measured in the sim.
-    kept, _ = _heap_probe(tmp_path, FAKES)
+@pytest.mark.parametrize("devices,marker", [(False, "fakes-heap-kb"),
+                                             (True, "fakes-board-heap-kb")])
+def test_fakes_keep_what_the_docs_say(tmp_path, devices, marker):
+    # docs/drivers.md gives these figures as the fakes' share of a heap measured in the sim:
+    # all of them in one process (the in-process tests), and as a sim board has them.
+    kept, _ = _heap_probe(tmp_path, FAKES, devices)
+    print("%s: %d bytes" % (marker, kept))
     with open(os.path.join(ROOT, "docs", "drivers.md")) as f:
         text = f.read()
-    documented = int(text.split("<!-- fakes-heap-kb -->")[1].split()[0])
+    documented = int(text.split("<!-- %s -->" % marker)[1].split()[0])
     assert kept <= documented * 1024, "the fakes keep %d bytes, more than the %d KB in " \
         "docs/drivers.md" % (kept, documented)
 

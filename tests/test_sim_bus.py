@@ -1,8 +1,7 @@
 """The virtual board's I2C devices in their own process (host_tools/.../sim/devices.py): the
 MPR121 register models answer the board's machine.I2C over two pipes, as chips outside a Pico
-would, so they take none of the board's heap. The same scenarios as tests/test_fakes.py's
-in-process bus, through the device process; its message format; and what happens when
-either side goes away."""
+would, so they take none of the board's heap. Its message format, and what happens when
+either side goes away; tests/test_fakes.py runs the touch scenarios through it."""
 import os
 import signal
 import struct
@@ -10,59 +9,12 @@ import subprocess
 import sys
 import threading
 
-import pytest
-
 from boardsim import Board
 from conftest import ROOT
-from test_fakes import POLLER, _board, _expect
 from test_sim_helpers import start_sim
 
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 from mancala_host.sim import devices  # noqa: E402
-
-# POLLER, then whether the register models were loaded into the board process.
-POLLER_THEN_MODULES = POLLER + "import sys\nprint('models', 'mpr121_model' in sys.modules)\n"
-
-
-@pytest.mark.parametrize("kind", ["file", "fifo"])
-def test_touch_commands_reach_the_driver_through_the_device_process(tmp_path, kind):
-    path = str(tmp_path / "touch")
-    if kind == "fifo":
-        os.mkfifo(path)
-        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # held open as the launcher does
-        write = lambda text: os.write(fd, text.encode())  # noqa: E731
-    else:
-        open(path, "w").close()
-
-        def write(text):
-            with open(path, "a") as f:
-                f.write(text)
-    env = dict(os.environ, MANCALA_SIM_TOUCH=path, MANCALA_SIM_CHIPS="5a,5b")
-    dev = devices.Devices(env)
-    try:
-        board = _board(POLLER_THEN_MODULES, {"MANCALA_SIM_BUS": env["MANCALA_SIM_BUS"]}, pass_fds=dev.fds)
-    finally:
-        dev.handed_over()
-    try:
-        assert _expect(board, "scan") == "[90, 91]"
-        assert _expect(board, "ready") == "[0, 0]"
-        assert _expect(board, "masks") == "[0, 0]"
-        write("5b 3 1\n")
-        assert _expect(board, "masks") == "[0, 8]"
-        write("chip 5b off\n")
-        assert _expect(board, "masks") == "[0, None]"
-        write("chip 5b on\n5b 3 0\n")
-        assert _expect(board, "masks") == "[0, 0]"  # replugged, re-initialised
-        write("5a 11 1\n")
-        assert _expect(board, "masks") == "[2048, 0]"
-        assert _expect(board, "models") == "False"  # the models ran outside the board
-        assert board.wait(timeout=30) == 0, board.stderr.read()
-    finally:
-        board.kill()
-        board.wait()
-        if kind == "fifo":
-            os.close(fd)
-    assert dev.proc.wait(timeout=10) == 0  # ended by itself when the board closed the pipe
 
 
 def _serve(env):

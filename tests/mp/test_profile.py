@@ -31,6 +31,24 @@ def test_shipped_profiles_load():
         assert p.total_leds == sum([p.ring[i][2] for i in p.positions])
 
 
+def test_compact_answers_pad_from_pad_position():
+    # The board drops the pad table at boot (compact); pad[id] must answer exactly as the
+    # table did, and refuse an id that has no pad.
+    for name in ("duo", "quad"):
+        p = profile.load(PROFILES + name + ".json")
+        wiring = [(pid, p.pad[pid]) for pid in p.positions]
+        p.compact()
+        assert not isinstance(p.pad, dict)
+        for pid, where in wiring:
+            assert p.pad[pid] == where, (name, pid)
+        try:
+            p.pad["9.9"]
+        except KeyError:
+            pass
+        else:
+            raise AssertionError("pad[\"9.9\"] answered on " + name)
+
+
 def test_faults_name_the_field():
     d = _raw("duo")
     d["positions"]["0.3"]["ring"]["start"] = 20

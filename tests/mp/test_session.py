@@ -109,3 +109,22 @@ def test_a_take_back_that_fails_loses_nothing():
     else:
         raise AssertionError("the broken replay went through")
     assert s.game.to_dict() == states[-1] and len(s.moves) == len(moves)
+
+
+def test_snapshots_keep_the_board_as_bytes_and_undo_gives_back_a_list():
+    g = Game(BASIC3)
+    before = g.to_dict()
+    g.play(g.legal_moves()[0])
+    assert isinstance(g._history[-1][0], bytes)  # a quarter of a list's heap on 64-bit words
+    g.undo()
+    assert isinstance(g.board, list) and g.to_dict() == before
+    g.play(g.legal_moves()[0])  # the board given back takes moves again
+    assert g.to_dict() != before
+
+
+def test_the_saved_game_shares_the_state_it_is_given():
+    s = Session(BASIC3, 0)
+    _play(s, 2)
+    state = s.game.to_dict()
+    assert s.to_saved(state)["state"] is state  # one copy of the position while saving
+    assert s.to_saved()["state"] == state

@@ -110,8 +110,8 @@ class App:
     def _save_settings(self):
         self._save(self.settings_path, {"format": SETTINGS_FORMAT, "config": self.config})
 
-    def _save_game(self):
-        self._save(self.game_path, self.session.to_saved())
+    def _save_game(self, state=None):
+        self._save(self.game_path, self.session.to_saved(state))
 
     def _save(self, path, obj):
         try:
@@ -189,37 +189,45 @@ class App:
             first = self.next_first(players)
         self.close_menu()
         self.display.finish()
+        # The old game's take-backs go before the new game is built, so the two games'
+        # snapshots never share the heap; if building fails, the old game is still there.
+        self.session.game.forget(0)
         self._use(Session(self.config["rules"], first))
-        self._save_game()
-        self.emit("new_game", {"state": self.state(), "first": first, "source": source})
+        state = self.state()
+        self._save_game(state)
+        self.emit("new_game", {"state": state, "first": first, "source": source})
         return first, warnings
 
-    def press(self, seat, pit, source, by="human"):
-        """Plays pit for seat (None = the seat to move). Returns the move record."""
+    def press(self, seat, pit, source, by="human", answer=None):
+        """Plays pit for seat (None = the seat to move). Returns the move record.
+        answer: a dict the caller sends back; it gets the state after the move, the same
+        dict the event and the display have (one copy of it on the heap, not two)."""
         self.display.finish()
         try:
             record = self.session.play(seat, pit)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
-        return self._after(record, "move", {"pit": record["pit"], "by": by}, source)
+        return self._after(record, "move", {"pit": record["pit"], "by": by}, source, answer)
 
-    def resign(self, seat, source):
+    def resign(self, seat, source, answer=None):
         self.display.finish()
         try:
             record = self.session.resign(seat)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
-        return self._after(record, "resign", {}, source)
+        return self._after(record, "resign", {}, source, answer)
 
-    def _after(self, record, event, fields, source):
+    def _after(self, record, event, fields, source, answer):
         """A play or resign went through: show it, save it, then tell the serial line."""
         self.close_menu()
         state = self.state()
+        if answer is not None:
+            answer["state"] = state
         self.display.play(record, state)
         self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.autoplay.changed(ticks_ms())
         self.session.compact()
-        self._save_game()
+        self._save_game(state)
         fields["seat"] = record["seat"]
         fields["record"] = record
         fields["state"] = state
@@ -236,7 +244,7 @@ class App:
         state = self.state()
         self.display.set_state(state)
         self.autoplay.changed(ticks_ms())
-        self._save_game()
+        self._save_game(state)
         self.emit("undo", {"state": state, "source": source})
         return state
 

@@ -43,13 +43,15 @@ def table(app):
     def press(req):
         seat = _seat(req)
         pit = need_int(req, "pit", 1, app.session.game.pits)
-        record = app.press(seat, pit, "serial")
-        return {"state": app.state(), "record": record}
+        answer = {}
+        answer["record"] = app.press(seat, pit, "serial", answer=answer)
+        return answer
 
     def resign(req):
         seat = _seat(req)
-        record = app.resign(seat, "serial")
-        return {"state": app.state(), "record": record}
+        answer = {}
+        answer["record"] = app.resign(seat, "serial", answer)
+        return answer
 
     def undo(req):
         return {"state": app.undo("serial")}

@@ -94,9 +94,11 @@ class Session:
                 raise ValueError("move %r" % m)
             self.compact()
 
-    def to_saved(self):
+    def to_saved(self, state=None):
+        """The game file's dict; state: the game's to_dict() when the caller has it already
+        (one fewer copy of the position on the heap while a move is saved)."""
         saved = {"format": FORMAT, "first": self.first, "moves": self.moves.decode(),
-                 "state": self.game.to_dict()}
+                 "state": self.game.to_dict() if state is None else state}
         if self.base:
             saved["base"] = self.base
         return saved
