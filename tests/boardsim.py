@@ -84,7 +84,11 @@ class Board:
         if self.touch_path and not os.path.exists(self.touch_path):
             open(self.touch_path, "w").close()
         self.stderr = open(os.path.join(self.flash, "stderr.txt"), "ab")
-        self.devices = Devices(env, self.stderr)  # the MPR121 models, outside the board
+        try:
+            self.devices = Devices(env, self.stderr, self.flash)  # the MPR121 models
+        except OSError:
+            self.stderr.close()
+            raise
         try:
             self.proc = subprocess.Popen(
                 [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], cwd=self.flash,

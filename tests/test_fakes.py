@@ -238,16 +238,20 @@ def _heap_probe(tmp_path, fakes, devices=False):
     for key in ("kept", "per_frame", "violations"):
         out[key] = _expect(board, key)
     board.wait(timeout=60)
+    if devices:
+        dev.stop()
     lines = (tmp_path / "frames").read_text().splitlines()
     assert len(lines) == 4 * 103 and json.loads(lines[-1])["pin"] == 5
     assert out["violations"] == "0 0"
     return int(out["kept"]), float(out["per_frame"])
 
 
-def test_led_frames_and_pad_polls_allocate_nothing(tmp_path):
-    # The DMA model, the frame line and the touch poll reuse their buffers, so the fakes do
-    # not push the firmware into garbage collections or a MemoryError.
-    kept, per_frame = _heap_probe(tmp_path, FAKES)
+@pytest.mark.parametrize("devices", [False, True])
+def test_led_frames_and_pad_polls_allocate_nothing(tmp_path, devices):
+    # The DMA model, the frame line and the touch poll (in-process, or over the pipes to the
+    # device process) reuse their buffers, so the fakes do not push the firmware into
+    # garbage collections or a MemoryError.
+    kept, per_frame = _heap_probe(tmp_path, FAKES, devices)
     assert per_frame < 16, "%.0f bytes allocated per LED frame" % per_frame
 
 

@@ -11,7 +11,9 @@ import threading
 
 from boardsim import Board
 from conftest import ROOT
+from test_fakes import _board, _expect, _with_devices
 from test_sim_helpers import start_sim
+from test_sim_launcher import alive, child_pids, wait_for
 
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 from mancala_host.sim import devices  # noqa: E402
@@ -105,6 +107,48 @@ def test_a_board_started_by_the_launcher_with_stdio_gets_the_device_process(tmp_
             if b'"id": 1' in line:
                 break
         assert b'"missing": []' in line, line  # every chip answered, through the pipes
+        # The board (the launcher's pid, after its exec) has the device process as a child.
+        devices = child_pids(proc.pid)["devices"]
+        assert len(devices) == 1 and alive(devices[0])
     finally:
         proc.stdin.close()
         proc.wait(timeout=20)
+    wait_for(lambda: not alive(devices[0]), "the device process to end with the board")
+
+
+def test_a_scan_sees_a_chip_unplugged_in_the_touch_file_at_once():
+    # The self-test's scan reads no pads in between, so the scan itself must apply the
+    # touch commands written before it.
+    with Board("duo", touch=True, chips="5a,5b") as b:
+        for i in range(4):
+            with open(b.touch_path, "a") as f:
+                f.write("chip 5b off\n" if i % 2 == 0 else "chip 5b on\n")
+            found = b.ok("diag", action="scan")["found"]
+            assert found == (["0x5A"] if i % 2 == 0 else ["0x5A", "0x5B"]), (i, found)
+        b.ok("diag", action="stop")
+
+
+def test_a_garbled_touch_line_is_reported_and_the_bus_goes_on():
+    with Board("duo", touch=True) as b:
+        with open(b.touch_path, "ab") as f:
+            f.write(b"\xff\xfe garbled\n")
+        assert b.ok("diag", action="scan")["missing"] == []
+        b.ok("diag", action="stop")
+        assert b.devices.proc.poll() is None  # the device process is still there
+        assert "ignored touch command" in b.stderr_text()
+
+
+def test_a_transfer_past_255_bytes_fails_like_a_nak_and_the_bus_goes_on(tmp_path):
+    script = ("import machine\ni2c = machine.I2C(0)\n"
+              "try:\n    i2c.readfrom_mem(0x5a, 0, 256)\nexcept OSError as e:\n"
+              "    print('error', e.args[0])\n"
+              "print('config2', i2c.readfrom_mem(0x5a, 0x5d, 1)[0])\n")
+    env, dev = _with_devices({"MANCALA_SIM_CHIPS": "5a"})
+    try:
+        board = _board(script, env, pass_fds=dev.fds)
+    finally:
+        dev.handed_over()
+    assert _expect(board, "error") == "5"
+    assert _expect(board, "config2") == "36"  # 0x24, the chip's reset value
+    board.wait(timeout=30)
+    assert dev.proc.wait(timeout=10) == 0

@@ -232,8 +232,13 @@ def child_pids(launcher_pid):
         pids = [int(p) for p in f.read().split()]
     out = {"board": [], "devices": []}
     for pid in pids:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            argv = f.read().split(b"\0")
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        if len(argv) < 2:
+            continue  # a zombie has no command line
         out["devices" if argv[1].endswith(b"devices.py") else "board"].append(pid)
     return out
 

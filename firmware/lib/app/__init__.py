@@ -166,8 +166,9 @@ class App:
             return 0
         return (self.session.first + 1) % players
 
-    def new_game(self, source, rules=None, first=None):
-        """Starts a game; rules (optional) are checked and saved as set_config does."""
+    def new_game(self, source, rules=None, first=None, answer=None):
+        """Starts a game; rules (optional) are checked and saved as set_config does.
+        answer: as for press(), it gets the new game's state."""
         warnings = []
         players = self.config["rules"]["players"]
         checked = None
@@ -194,6 +195,8 @@ class App:
         self.session.game.forget(0)
         self._use(Session(self.config["rules"], first))
         state = self.state()
+        if answer is not None:
+            answer["state"] = state
         self._save_game(state)
         self.emit("new_game", {"state": state, "first": first, "source": source})
         return first, warnings

@@ -28,8 +28,10 @@ def table(app):
         return {"config": config, "warnings": warnings}
 
     def new_game(req):
-        first, warnings = app.new_game("serial", req.get("rules"), req.get("first"))
-        return {"state": app.state(), "first": first, "warnings": warnings}
+        answer = {}
+        answer["first"], answer["warnings"] = app.new_game("serial", req.get("rules"),
+                                                           req.get("first"), answer)
+        return answer
 
     def state(req):
         s = app.session

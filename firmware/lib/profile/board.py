@@ -75,8 +75,9 @@ class Profile:
 
     def compact(self):
         """Drops the tables only the host tool uses (xy_mm, geometry, place, title) and
-        answers pad[id] from pad_position: about 9 KB of the board's heap on quad. Set to None rather than deleted: MicroPython keeps
-        a deleted attribute's value in the instance's table, still reachable."""
+        answers pad[id] from pad_position: about 6 + 3 KB of the board's heap on quad. Set to
+        None rather than deleted: MicroPython keeps a deleted attribute's value in the
+        instance's table, still reachable."""
         self.xy_mm = None
         self.geometry = None
         self.place = None
@@ -163,6 +164,8 @@ class _PadLookup:
         self.pad_position = pad_position
 
     def __getitem__(self, pid):
+        if pid is None:
+            raise KeyError(pid)  # None marks the unused electrodes in pad_position
         pp = self.pad_position
         for addr in pp:
             electrodes = pp[addr]

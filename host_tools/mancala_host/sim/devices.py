@@ -32,14 +32,16 @@ ENV = "MANCALA_SIM_BUS"
 class Devices:
     """Starts the device process for a board about to start with env."""
 
-    def __init__(self, env, stderr=None):
+    def __init__(self, env, stderr=None, cwd=None):
+        """cwd: the board's working directory (its flash), so that a relative
+        MANCALA_SIM_TOUCH names the same file for both."""
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(req_r), str(ans_w)],
-                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                pass_fds=(req_r, ans_w), start_new_session=True)
+                env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=stderr, pass_fds=(req_r, ans_w), start_new_session=True)
         except OSError:
             for fd in (req_r, req_w, ans_r, ans_w):
                 os.close(fd)
@@ -143,6 +145,10 @@ def serve(rx, tx, bus):
                 answer = bytes([errno.EIO])
         except OSError as e:
             answer = bytes([e.args[0] if e.args and isinstance(e.args[0], int) else errno.EIO])
+        except Exception as e:  # a fault in a model: this transfer fails, the bus goes on
+            sys.stderr.write("virtual board: the I2C device model failed: %s: %s\n"
+                             % (type(e).__name__, e))
+            answer = bytes([errno.EIO])
         try:
             os.write(tx, answer)
         except BrokenPipeError:

@@ -45,7 +45,7 @@ def start_board(setup, stderr=None):
     env = dict(setup.env)
     devices = None
     try:
-        devices = Devices(env, stderr)  # the MPR121 models: they end when the board does
+        devices = Devices(env, stderr, setup.flash)  # the MPR121 models: they end with the board
         proc = subprocess.Popen(setup.argv, cwd=setup.flash, env=env, stdin=in_r,
                                 stdout=out_w, stderr=stderr, preexec_fn=_death_pact(),
                                 pass_fds=devices.fds)

@@ -52,29 +52,35 @@ class _Wire:
 
     def __init__(self, spec):
         rx, tx = spec.split(",")
-        self.rx = open(int(rx), "rb")
-        self.tx = open(int(tx), "wb")
+        self.rx = open(int(rx), "rb", 0)
+        self.tx = open(int(tx), "wb", 0)  # unbuffered: each request leaves at once
         self.head = bytearray(4)
         self.one = bytearray(1)
+        self.broken = False
 
     def _call(self, op, addr, reg, data, buf):
+        n = len(buf if data is None else data)
+        if n > 255 or self.broken:
+            raise OSError(EIO)  # past any register map; or the line is out of step
         h = self.head
         h[0] = op
         h[1] = addr
         h[2] = reg
-        h[3] = len(buf if data is None else data)
-        try:
+        h[3] = n
+        self.broken = True  # until the whole answer is in: an exception between leaves
+        try:  # the line out of step (its answer unread), and later transfers fail cleanly
             self.tx.write(h)
             if data:
                 self.tx.write(data)
             if self.rx.readinto(self.one) != 1:
                 raise OSError(EIO)
+            if self.one[0] == 0 and buf is not None and self.rx.readinto(buf) != len(buf):
+                raise OSError(EIO)  # pipe reads of a few bytes come whole; short = cut
         except OSError:
             raise OSError(EIO)  # the device process is gone: nothing acknowledges
+        self.broken = False
         if self.one[0]:
             raise OSError(self.one[0])
-        if buf is not None and self.rx.readinto(buf) != len(buf):
-            raise OSError(EIO)  # pipe reads of a few bytes come whole; a short one is a cut
 
     def read(self, addr, reg, buf):
         self._call(114, addr, reg, None, buf)  # "r"

@@ -227,16 +227,17 @@ class Bus:
             raise OSError(EIO)
         return c
 
+    # The three bus transfers machine.I2C makes, here or in the device process (devices.py).
+    # Reads and scans apply the touch commands written since the last one first, so a chip
+    # unplugged in the touch file is gone from the very next scan.
     def scan(self):
+        self.poll_feed()
         return sorted(a for a in self.chips if self.chips[a].present)
 
-    # The three bus transfers machine.I2C makes, here or in the device process (devices.py).
     def read(self, addr, reg, buf):
-        """Read len(buf) bytes from register reg, or from the chip's register pointer when
-        reg is None (a bare readfrom_into after a one-byte writeto)."""
+        """Read len(buf) bytes from register reg on."""
         self.poll_feed()
-        c = self.chip(addr)
-        c.read_into(c.pointer if reg is None else reg, buf)
+        self.chip(addr).read_into(reg, buf)
 
     def write(self, addr, reg, data):
         """Write data from register reg on; no data only sets the register pointer."""
@@ -252,12 +253,12 @@ class Bus:
 
     def command(self, line):
         """Apply one touch command line (str or bytes); a bad line is reported, not raised."""
-        if isinstance(line, bytes):
-            line = line.decode()
-        words = line.split()
-        if not words or words[0].startswith("#"):
-            return
         try:
+            if isinstance(line, bytes):
+                line = line.decode()
+            words = line.split()
+            if not words or words[0].startswith("#"):
+                return
             if words[0] == "chip" and len(words) == 3 and words[2] in ("on", "off"):
                 c = self.chips[int(words[1], 16)]
                 if words[2] == "off":
@@ -269,7 +270,7 @@ class Bus:
             if len(words) == 3 and words[2] in ("0", "1"):
                 self.chips[int(words[0], 16)].set_finger(int(words[1]), words[2] == "1")
                 return
-        except (KeyError, ValueError):
+        except (KeyError, ValueError):  # UnicodeError is a ValueError
             pass
         self.bad_lines += 1
         sys.stderr.write("virtual board: ignored touch command %r\n" % line)
