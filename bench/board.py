@@ -22,7 +22,8 @@
 3. The smallest heap (-X heapsize) with which the firmware boots, plays a whole game, takes
    a move back and starts the next, for duo and quad, found by bisection (4 KB steps) over
    real runs of firmware/main.py with lib/ compiled to .mpy as `deploy` puts it on a Pico
-   (tests/boardsim.py; the sim fakes share that heap, a Pico's machine and rp2 do not).
+   (tests/boardsim.py; the fakes of machine and rp2 share that heap, a Pico's built-in ones do
+   not; the MPR121 models run in their device process, sim/devices.py).
 
 Times are scaled to the RP2040 with DESIGN.md's calibration: a 10^6-pass `for` loop with one
 integer add takes about 7984 ms on a Pico at 125 MHz; the same loop is timed here (a tenth of
@@ -410,8 +411,10 @@ def main(argv=None):
                                ("quad", {"variant": "basic", "players": 4, "pits": 6})):
             k = smallest_heap(profile, rules)
             print("smallest heap for a whole game (%s, 64-bit unix port, .mpy as on the board, "
-                  "incl. the sim fakes): %s" % (profile, "%d KB" % k if k else "more than 1 MB"))
-        print("  (the RP2040's 4-byte words need less: up to about half; the Pico has ~228 KB)")
+                  "incl. the machine and rp2 fakes): %s"
+                  % (profile, "%d KB" % k if k else "more than 1 MB"))
+        print("  (the RP2040's 4-byte words need less: the same objects take 1.4-1.5x as "
+              "much heap here, bench/heap32.py; the Pico has ~228 KB)")
 
 
 if __name__ == "__main__":
