@@ -86,14 +86,20 @@ def test_app_draws_next_frame_while_dma_sends_the_last():
         leds.deinit()
 
 
-def test_fake_dma_catches_a_buffer_changed_on_the_wire():
-    # What a driver without double buffering would do; the fake must notice it.
+def _running_sm_and_dma():
+    """A fresh capture, state machine 0 running the driver's program on pin 9, and a DMA
+    channel: what the torn-frame tests feed by hand."""
     _fresh()
     import machine
 
     sm = rp2.StateMachine(0, _driver_program(), freq=8000000, sideset_base=machine.Pin(9))
     sm.active(1)
-    dma = rp2.DMA()
+    return sm, rp2.DMA()
+
+
+def test_fake_dma_catches_a_buffer_changed_on_the_wire():
+    # What a driver without double buffering would do; the fake must notice it.
+    sm, dma = _running_sm_and_dma()
     try:
         buf = bytearray(30)
         ctrl = dma.pack_ctrl(size=0, inc_write=False, treq_sel=0)
@@ -274,12 +280,7 @@ def test_fake_dma_refuses_what_the_hardware_would_get_wrong():
 
 
 def test_torn_frame_is_caught_when_the_source_is_longer_than_the_transfer():
-    _fresh()
-    import machine
-
-    sm = rp2.StateMachine(0, _driver_program(), freq=8000000, sideset_base=machine.Pin(9))
-    sm.active(1)
-    dma = rp2.DMA()
+    sm, dma = _running_sm_and_dma()
     try:
         buf = bytearray(40)
         ctrl = dma.pack_ctrl(size=0, inc_write=False, treq_sel=0)
