@@ -78,6 +78,15 @@ def test_first_tick_after_a_move_shows_only_the_emptied_pit():
     assert _touches(changed, rings[d.ring(1, 1)]) and _touches(changed, rings[d.ring(0, 1)])
 
 
+def _shows(d, leds, rings, state):
+    """Every ring of the quad game reads back as state's count."""
+    got = reader.read_counts(leds.bufs, rings)
+    for seat in range(4):
+        assert got[d.ring(seat, 0)] == state["stores"][seat]
+        for pit in range(1, 7):
+            assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+
+
 def _touches(changed, ring):
     chain, start, leds = ring
     for c, i in changed:
@@ -166,11 +175,7 @@ def test_lift_shows_the_touched_pit_empty_before_the_move_is_played():
         d.tick(t)
     d.tick(t + 1000)
     state = g.to_dict()
-    got = reader.read_counts(leds.bufs, rings)
-    for seat in range(4):
-        assert got[d.ring(seat, 0)] == state["stores"][seat]
-        for pit in range(1, 7):
-            assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+    _shows(d, leds, rings, state)
 
 
 def test_lift_during_an_animation_ends_it_first():
@@ -218,11 +223,7 @@ def test_first_tick_after_a_skip_shows_the_next_stones_ring_then_the_rest():
     assert reader.read_counts(leds.bufs, [rings[r]]) == [want]
     d.tick(30)
     d.tick(3000)
-    got = reader.read_counts(leds.bufs, rings)
-    for seat in range(4):
-        assert got[d.ring(seat, 0)] == state["stores"][seat]
-        for pit in range(1, 7):
-            assert got[d.ring(seat, pit)] == state["pits"][seat][pit - 1]
+    _shows(d, leds, rings, state)
 
 
 def test_a_fast_ring_that_looks_the_same_sends_the_whole_frame_at_once():
