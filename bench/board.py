@@ -49,8 +49,8 @@ sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
 from boardsim import Board, BoardGone, MICROPYTHON, PROFILES, micropypath  # noqa: E402
 
 PICO_LOOP_MS = 7984.0
-from app.loop import PAD_MS as POLL_MS  # noqa: E402  the main loop's pad poll interval
-from app.autoplay import SLICE_MS  # noqa: E402  a CPU search's slice between two passes
+from mancala_fw.app.loop import PAD_MS as POLL_MS  # noqa: E402  the main loop's pad poll interval
+from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402  a CPU search's slice between two passes
 MPR121_MS = 5       # SFI 4 samples x ESI 1 ms + 1 debounce sample, as drivers/mpr121.py sets it
 LED_NS_PER_BIT = 1250   # WS2812 at 800 kHz
 LATCH_US = 280          # the reset gap after which a WS2812 shows what it was sent
@@ -73,12 +73,12 @@ def calibrate(passes=1000000):
     exec(_LOOP % passes, g)
     return g["d"] / 1000 * (1000000 // passes)
 
-import profile as profiles
-from app import App
-from app.commands import table
-from app.hardware import build
-from touch import Touch
-from protocol import Protocol
+from mancala_fw import profile as profiles
+from mancala_fw.app import App
+from mancala_fw.app.commands import table
+from mancala_fw.app.hardware import build
+from mancala_fw.touch import Touch
+from mancala_fw.protocol import Protocol
 import mpr121_model
 
 prof = profiles.load("profile.json")

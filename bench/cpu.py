@@ -27,8 +27,8 @@ sys.path[:0] = [LIB, os.path.join(ROOT, "tests"), os.path.join(ROOT, "bench")]
 
 from mancala import Game, Rules  # noqa: E402
 from mancala.cpu import choose_move, Rng, TT_BITS  # noqa: E402
-from app.autoplay import SLICE_MS  # noqa: E402  the app's search slice
-from app.loop import PAD_MS  # noqa: E402  and the pad-poll interval it shares the CPU with
+from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402  the app's search slice
+from mancala_fw.app.loop import PAD_MS  # noqa: E402  and the pad-poll interval it shares the CPU with
 import reference_player  # noqa: E402
 from engine import micropython_run, PICO_CAL_MS  # noqa: E402
 

@@ -40,8 +40,7 @@ def _median(xs):
 
 def _calibration_ms(root):
     # bench/calibration.py's loop, run at module level through exec() as DESIGN.md's figure
-    # is (inside a function the unix port runs it ~1.6x faster). Loaded by path: this
-    # file's folder is kept off sys.path (see the end of the file).
+    # is (inside a function the unix port runs it ~1.6x faster).
     ns = {}
     with open(root + "/bench/calibration.py") as f:
         exec(f.read(), ns)
@@ -70,10 +69,10 @@ class _Leds:
 def _inner(root):
     import gc
     import time
-    import profile
+    from mancala_fw import profile
     from mancala import Rules, Game
-    from display import Display
-    from display import power
+    from mancala_fw.display import Display
+    from mancala_fw.display import power
 
     p = profile.load(root + "/hardware/profiles/quad.json")
     leds = _Leds([n for pin, n in p.chains])
@@ -182,12 +181,6 @@ def _inner(root):
 
 if __name__ == "__main__":
     if sys.implementation.name == "micropython":
-        # This file is called display.py too: keep its folder off the path so that
-        # `import display` finds the firmware package.
-        here = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
-        for entry in list(sys.path):
-            if entry in (here, "", ".") or entry.endswith("/bench"):
-                sys.path.remove(entry)
         _inner(sys.argv[1] if len(sys.argv) > 1 else ".")
     else:
         sys.exit(_outer())

@@ -164,7 +164,7 @@ def _mark(name):
 """
 
 BOOT = r"""
-from app.loop import start  # the boot of firmware/main.py, serial line into a sink
+from mancala_fw.app.loop import start  # the boot of firmware/main.py, serial line into a sink
 app, proto, pads, touch, wdt, bringup = start("", lambda s: None, None)
 display = app.display
 """

@@ -4,7 +4,7 @@ try:
     # cost nothing; on the virtual board (docs/sim.md) they are fakes that would otherwise
     # load on top of the whole app.
     import machine  # noqa: F401
-    import app
+    from mancala_fw import app
 
     app.main()
 except MemoryError:

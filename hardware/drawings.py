@@ -15,7 +15,6 @@ Standard library only. The profile is checked with the firmware's own code first
 """
 import argparse
 import glob
-import importlib.util
 import os
 import sys
 from xml.sax.saxutils import escape
@@ -27,14 +26,12 @@ CHAIN_COLOURS = ("#d62728", "#2ca02c", "#1f77b4", "#e6a100", "#17becf", "#c43cc4
 
 
 def _profile_package():
-    folder = os.path.join(ROOT, "firmware", "lib", "profile")
-    spec = importlib.util.spec_from_file_location(
-        "mancala_fw_profile", os.path.join(folder, "__init__.py"),
-        submodule_search_locations=[folder])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["mancala_fw_profile"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    lib = os.path.join(ROOT, "firmware", "lib")
+    if lib not in sys.path:
+        sys.path.insert(0, lib)
+    from mancala_fw import profile
+
+    return profile
 
 
 def _n(v):

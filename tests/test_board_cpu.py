@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-import profile as profiles
-from app import App, autoplay
-from app.hardware import NullDisplay
+from mancala_fw import profile as profiles
+from mancala_fw.app import App, autoplay
+from mancala_fw.app.hardware import NullDisplay
 
 from boardsim import Board, PROFILES
 
@@ -113,8 +113,8 @@ def test_a_failing_search_still_answers_the_serial_hint(tmp_path):
 
 def test_a_hint_whose_search_cannot_start_is_answered_once(tmp_path, monkeypatch):
     import mancala.cpu
-    from app.commands import table
-    from protocol import Protocol
+    from mancala_fw.app.commands import table
+    from mancala_fw.protocol import Protocol
 
     out = []
     proto = Protocol(out.append, {})
@@ -170,7 +170,7 @@ def test_cpu_seat_and_hint_over_the_protocol():
 
 
 def test_demo_plays_game_after_game_until_a_touch(tmp_path, monkeypatch):
-    import app as firmware_app
+    from mancala_fw import app as firmware_app
     clock = [0]
     # The app stamps each change with ticks_ms(); on the test's clock, the 5 s pause between
     # demo games does not depend on how long the machine has been up.

@@ -6,8 +6,8 @@ import random
 import time
 
 
-import profile as profiles
-from display.reader import read_counts
+from mancala_fw import profile as profiles
+from mancala_fw.display.reader import read_counts
 
 from boardsim import Board, PROFILES
 

@@ -4,9 +4,9 @@ mover's store. In-process (the App with a recording display and a clock the test
 for the hint, through the real firmware and the MPR121 models."""
 import os
 
-import profile as profiles
-from app import App
-from app.hardware import NullDisplay
+from mancala_fw import profile as profiles
+from mancala_fw.app import App
+from mancala_fw.app.hardware import NullDisplay
 
 from boardsim import Board, PROFILES
 

@@ -48,27 +48,28 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     import os
     import sys
 
-    import profile as profiles
-    from app import App
-    from app.hardware import NullDisplay
+    from mancala_fw import profile as profiles
+    from mancala_fw.app import App
+    from mancala_fw.app.hardware import NullDisplay
     from boardsim import PROFILES
-    from selftest import Bringup
+    from mancala_fw.selftest import Bringup
 
     prof = profiles.load(os.path.join(PROFILES, "duo.json"))
-    assert "profile.checks" in sys.modules
+    assert "mancala_fw.profile.checks" in sys.modules
     profiles.release_checks()
-    assert "profile.checks" not in sys.modules and "checks" not in vars(profiles)
+    assert "mancala_fw.profile.checks" not in sys.modules and "checks" not in vars(profiles)
     assert profiles.load(os.path.join(PROFILES, "duo.json")).name == "duo"  # loads again
     profiles.release_checks()
     app = App(prof, NullDisplay(), lambda name, fields: None, str(tmp_path) + os.sep)
     app.boot()
-    gone = ("app.config", "app.menu", "selftest.calibration", "selftest.core")
+    gone = ("mancala_fw.app.config", "mancala_fw.app.menu", "mancala_fw.selftest.calibration",
+            "mancala_fw.selftest.core")
     Bringup(prof, None, None, str(tmp_path) + os.sep)
     assert [m for m in gone if m in sys.modules] == []
     app.set_config({"brightness": 10}, "test")
-    assert app.config["brightness"] == 10 and "app.config" not in sys.modules
+    assert app.config["brightness"] == 10 and "mancala_fw.app.config" not in sys.modules
     store = app.seating.store(0)
     app.touch("long", store, 0)
-    assert app.menu is not None and "app.menu" in sys.modules
+    assert app.menu is not None and "mancala_fw.app.menu" in sys.modules
     app.touch("press", app.seating.store(1), 100)  # another store closes the menu
     assert app.menu is None and [m for m in gone if m in sys.modules] == []

@@ -5,9 +5,9 @@ import json
 import os
 import sys
 
-import profile as profiles
-from app import App
-from display import Display, reader
+from mancala_fw import profile as profiles
+from mancala_fw.app import App
+from mancala_fw.display import Display, reader
 
 from boardsim import Board, PROFILES
 
@@ -259,7 +259,7 @@ def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
     # that polled the pads, not in the passes that serial bytes wake up between polls: a
     # chain sent between two polls could still be on the wire when the next touch wants it.
     import threading
-    from app import loop as mainloop
+    from mancala_fw.app import loop as mainloop
 
     calls = []
     fake = _Recorder(calls)
@@ -292,7 +292,7 @@ def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
 def test_a_lifted_pit_comes_back_when_the_move_fails_inside(tmp_path):
     # The touched pit goes dark before the engine plays; if anything after that fails (out of
     # heap), the display shows the game again rather than an empty pit that is not empty.
-    from app.hardware import NullDisplay
+    from mancala_fw.app.hardware import NullDisplay
 
     class Seen(NullDisplay):
         def __init__(self):

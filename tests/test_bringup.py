@@ -126,7 +126,7 @@ def test_missing_file_and_mixed_list(tmp_path, capsys):
 
 def test_profile_check_does_not_shadow_the_stdlib_profile_module():
     mod = bringup.firmware_profile()
-    assert mod.FORMAT == "mancala-profile/1" and mod.__name__ == "mancala_fw_profile"
+    assert mod.FORMAT == "mancala-profile/1" and mod.__name__ == "mancala_fw.profile"
 
 
 def test_argument_adders_parse_the_documented_command_lines():

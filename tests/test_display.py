@@ -8,8 +8,8 @@ import subprocess
 from hypothesis import given, settings, strategies as st
 
 from conftest import FIRMWARE_LIB, MPY_CROSS, ROOT
-import profile
-from display import Display, counts, power, reader
+from mancala_fw import profile
+from mancala_fw.display import Display, counts, power, reader
 
 
 @settings(max_examples=300, deadline=None)
@@ -93,7 +93,7 @@ def test_every_count_fits_every_ring_size_the_profiles_use():
 
 
 def test_display_package_compiles_for_the_rp2040(tmp_path):
-    for src in sorted(glob.glob(os.path.join(FIRMWARE_LIB, "display", "*.py"))):
+    for src in sorted(glob.glob(os.path.join(FIRMWARE_LIB, "mancala_fw", "display", "*.py"))):
         out = tmp_path / (os.path.basename(src) + ".mpy")
         proc = subprocess.run([MPY_CROSS, "-march=armv6m", "-o", str(out), src],
                               capture_output=True, text=True)

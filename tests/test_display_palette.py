@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from display import palette
+from mancala_fw.display import palette
 
 # Machado, Oliveira & Fernandes (2009), severity 1.0, on linear RGB.
 CVD = {

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from conftest import MPY_CROSS
 from fakeport import ANSWER, HELLO, FakePort
 
 from mancala_host import cli, deploy, session
@@ -61,6 +62,32 @@ def test_unchanged_sources_are_not_recompiled(tmp_path):
         assert calls == ["lib/pkg/b.py"]
     finally:
         deploy._compile = real
+
+
+def test_a_module_removed_or_moved_leaves_nothing_in_the_staged_tree(tmp_path):
+    # mpremote copies the staged lib/ as a whole, so what is left there reaches the board.
+    fw = tmp_path / "fw"
+    (fw / "lib" / "old").mkdir(parents=True)
+    (fw / "lib" / "new").mkdir()
+    (fw / "main.py").write_text("import new\n")
+    (fw / "lib" / "old" / "__init__.py").write_text("X = 1\n")
+    (fw / "lib" / "new" / "__init__.py").write_text("X = 1\n")
+    (fw / "lib" / "new" / "gone.py").write_text("X = 1\n")
+    build = tmp_path / "build"
+    profile = os.path.join(ROOT, "hardware", "profiles", "duo.json")
+    deploy.stage(str(fw), str(build), profile, compiler=MPY_CROSS)
+    assert (build / "lib" / "old" / "__init__.mpy").exists()
+    (fw / "lib" / "old" / "__init__.py").unlink()
+    (fw / "lib" / "old").rmdir()
+    (fw / "lib" / "new" / "gone.py").unlink()
+    files = deploy.stage(str(fw), str(build), profile, compiler=MPY_CROSS)
+    staged = sorted(os.path.relpath(os.path.join(d, n), build).replace(os.sep, "/")
+                    for d, _, names in os.walk(build) for n in names)
+    assert staged == [".sources.json", "lib/new/__init__.mpy", "main.py", "profile.json"]
+    assert sorted(rel for rel, _ in files) == staged[1:]
+    assert not (build / "lib" / "old").exists()
+    with open(build / ".sources.json") as f:
+        assert sorted(json.load(f)) == ["lib/new/__init__.py", "main.py"]
 
 
 def test_syntax_the_board_rejects_is_one_sentence(tmp_path, capsys):

@@ -46,7 +46,7 @@ def test_hint_dropped_by_a_change_on_the_board(monkeypatch, capsys):
 
 
 def test_hint_waits_longer_than_the_boards_search():
-    from app import autoplay  # the firmware's search budget, as the board runs it
+    from mancala_fw.app import autoplay  # the firmware's search budget, as the board runs it
 
     class Client:
         timeout = 0.5  # a short --timeout

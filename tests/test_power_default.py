@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-import profile as profiles
-from app import config
+from mancala_fw import profile as profiles
+from mancala_fw.app import config
 
 from boardsim import Board, PROFILES
 from test_board_frames import board_ma, frames, wait_for_counts

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT
 
-import profile  # firmware/lib/profile (conftest puts firmware/lib first on sys.path)
+from mancala_fw import profile  # conftest puts firmware/lib first on sys.path
 
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT
 
-import profile
+from mancala_fw import profile
 
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 

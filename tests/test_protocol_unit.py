@@ -2,8 +2,8 @@
 handler, which is answered `internal`, reported, and leaves the line usable."""
 import json
 
-from protocol import Protocol, CommandError, need_int
-from protocol.lines import LineReader, TOO_LONG
+from mancala_fw.protocol import Protocol, CommandError, need_int
+from mancala_fw.protocol.lines import LineReader, TOO_LONG
 
 
 def _feed(reader, data):

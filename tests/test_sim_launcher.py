@@ -113,7 +113,7 @@ def test_stdio_runs_the_board_in_the_flash_dir_with_the_fakes_first(tmp_path):
     path = boot["path"]
     # the firmware's lib as the board has it: compiled .mpy files, in a cache under build/
     lib = os.path.join(ROOT, "build", "sim", "lib")
-    assert os.path.isfile(os.path.join(lib, "app", "__init__.mpy"))
+    assert os.path.isfile(os.path.join(lib, "mancala_fw", "app", "__init__.mpy"))
     fakes = [p for p in path if os.path.isfile(os.path.join(p, "machine.mpy"))
              or os.path.isfile(os.path.join(p, "machine.py"))]
     assert fakes and path.index(fakes[0]) < path.index(lib), path

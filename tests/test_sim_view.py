@@ -118,8 +118,8 @@ def test_a_known_frame_draws_its_colours_and_lit_count():
 def test_counts_are_read_with_the_displays_own_decoding():
     reader = view.count_reader(os.path.join(ROOT, "firmware", "lib"))
     if not isinstance(reader, view.DisplayCount):
-        pytest.skip("firmware/lib/display has no counts/palette yet")
-    from display import counts, palette
+        pytest.skip("firmware/lib/mancala_fw/display has no counts/palette yet")
+    from mancala_fw.display import counts, palette
     kinds = counts.encode(37, 12)                   # three TENs and seven ONEs
     dim = [tuple(c * 160 // 255 for c in palette.kind_led(k, 1)) for k in kinds]
     board = view.Board(DUO, {}, reader)

@@ -13,7 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "firmware", "lib"))
 
-from display import counts, palette  # noqa: E402
+from mancala_fw.display import counts, palette  # noqa: E402
 
 EXAMPLES = {
     12: (0, 3, 9, 10, 23, 37, 49, 58, 96),

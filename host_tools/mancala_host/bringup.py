@@ -1,6 +1,6 @@
 """Bring-up on the host: `mancala-board profile check FILE` and `mancala-board diag`.
 
-`profile check` runs the firmware's own profile checks (firmware/lib/profile, the code the
+`profile check` runs the firmware's own profile checks (firmware/lib/mancala_fw/profile, the code the
 board runs at boot) on a file, so a profile that passes here boots there. `diag` drives the
 board's self-test over the serial protocol (the `diag` command, docs/hardware.md): the I2C
 scan, the LED walk, the live pad readout as bars, and guided touch calibration.
@@ -9,7 +9,6 @@ The CLI registers: add_profile_arguments / cmd_profile and add_diag_arguments / 
 (which opens the board; cmd_diag(args, client) is the same with a client given).
 """
 
-import importlib.util
 import json
 import os
 import sys
@@ -17,25 +16,16 @@ import time
 
 from .errors import BoardError
 
-_PROFILE_MODULE = None
-
-
 def firmware_profile():
-    """The board's profile package (firmware/lib/profile), loaded under its own name so it
-    cannot clash with the standard library's `profile` module."""
-    global _PROFILE_MODULE
-    if _PROFILE_MODULE is None:
-        from .deploy import repo_root
+    """The board's profile package (firmware/lib/mancala_fw/profile): the code the board runs."""
+    from .deploy import repo_root
 
-        folder = os.path.join(repo_root(), "firmware", "lib", "profile")
-        spec = importlib.util.spec_from_file_location(
-            "mancala_fw_profile", os.path.join(folder, "__init__.py"),
-            submodule_search_locations=[folder])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["mancala_fw_profile"] = mod
-        spec.loader.exec_module(mod)
-        _PROFILE_MODULE = mod
-    return _PROFILE_MODULE
+    lib = os.path.join(repo_root(), "firmware", "lib")
+    if lib not in sys.path:
+        sys.path.append(lib)
+    from mancala_fw import profile
+
+    return profile
 
 
 def check_profile_file(path):

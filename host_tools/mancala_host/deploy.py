@@ -100,9 +100,26 @@ def stage(firmware, build, profile, compiler=None):
     os.makedirs(build, exist_ok=True)
     shutil.copyfile(profile, os.path.join(build, "profile.json"))
     files.append(("profile.json", False))
+    _prune(build, set(rel for rel, _ in files))
+    staged = set(rel for rel, compiled in files if not compiled) | set(
+        rel[:-4] + ".py" for rel, compiled in files if compiled)
+    manifest = dict((rel, digest) for rel, digest in manifest.items() if rel in staged)
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     return files
+
+
+def _prune(build, keep):
+    # mpremote copies lib/ as a whole: a file or folder whose source is gone (a module
+    # removed or moved) must not be copied to the board again.
+    for dirpath, dirnames, filenames in os.walk(build, topdown=False):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, build).replace(os.sep, "/")
+            if rel not in keep and rel != ".sources.json":
+                os.remove(path)
+        if dirpath != build and not os.listdir(dirpath):
+            os.rmdir(dirpath)
 
 
 def _compile(compiler, src, out, rel):
@@ -128,7 +145,7 @@ def mpremote_argv(mpremote, port, build, files):
 
 def firmware_version(firmware):
     try:
-        with open(os.path.join(firmware, "lib", "app", "__init__.py")) as f:
+        with open(os.path.join(firmware, "lib", "mancala_fw", "app", "__init__.py")) as f:
             m = re.search(r'FIRMWARE_VERSION\s*=\s*"([^"]+)"', f.read())
     except OSError:
         m = None

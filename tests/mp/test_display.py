@@ -1,11 +1,11 @@
 # Display tests that run under MicroPython and CPython (tests/test_micropython.py runs them).
 # Count encoding, the power limiter on worst-case frames, the sowing animation, and a whole
 # board rendered and read back from its chain buffers.
-from display import counts, palette, power, reader
-from display.animation import Sowing, derive_before, SOW, LIFT, FINAL
-from display import Display
-from display.compat import ticks_add
-import profile
+from mancala_fw.display import counts, palette, power, reader
+from mancala_fw.display.animation import Sowing, derive_before, SOW, LIFT, FINAL
+from mancala_fw.display import Display
+from mancala_fw.display.compat import ticks_add
+from mancala_fw import profile
 from mancala import Rules, Game
 
 RING_SIZES = (12, 16, 24)

@@ -1,9 +1,9 @@
 # Display.tick() must not allocate on the board (DESIGN.md: hot paths do not allocate), while
 # idle, breathing, animating, limiting and blinking. MicroPython only: it uses gc.mem_alloc.
 import gc
-import profile
+from mancala_fw import profile
 from mancala import Rules, Game
-from display import Display
+from mancala_fw.display import Display
 
 
 class _Leds:

@@ -1,8 +1,8 @@
 # The move timer's countdown on a store and the hint's pulsing pit (issue 5): what the rings
 # show, that counts still read back from the frame, that both stay within the power budget,
 # and that a move or a new state clears them. Runs under MicroPython and CPython.
-from display import Display, counts, power, reader
-import profile
+from mancala_fw.display import Display, counts, power, reader
+from mancala_fw import profile
 from mancala import Rules, Game
 from test_display_wire import _WireLeds
 

@@ -4,8 +4,8 @@
 # follows on the next tick. Checked by what
 # the tick writes into the chain buffers and which chains it shows, not by timing.
 # Runs under MicroPython and CPython.
-from display import Display, reader
-import profile
+from mancala_fw.display import Display, reader
+from mancala_fw import profile
 from mancala import Rules, Game
 
 

@@ -4,9 +4,9 @@
 # output below keeps a copy of every chain as sent and checks the whole board's estimate after
 # every single show(), the way tests/test_board_frames.py reads the virtual board's frames.
 # Runs under MicroPython and CPython.
-from display import Display, power, reader
-from display.board import Board
-import profile
+from mancala_fw.display import Display, power, reader
+from mancala_fw.display.board import Board
+from mancala_fw import profile
 from mancala import Rules, Game
 
 

@@ -3,7 +3,7 @@
 # is tests/mp (see tests/mp/runner.py).
 import json
 
-import profile
+from mancala_fw import profile
 
 PROFILES = "../../hardware/profiles/"
 

@@ -1,4 +1,4 @@
-# The board's self-test (firmware/lib/selftest) on the virtual hardware: MPR121 register models
+# The board's self-test (firmware/lib/mancala_fw/selftest) on the virtual hardware: MPR121 register models
 # on the fake I2C, the real WS2812 driver into the fake rp2 capturing frames. Issue 6: the scan
 # names a missing chip by address, the walk's frames follow the chain order (and show a
 # swapped or reversed ring), the readout follows touches, calibration is saved and reloaded.
@@ -15,15 +15,15 @@ import frame_capture  # noqa: E402
 import machine  # noqa: E402
 import mpr121_model  # noqa: E402
 import simclock  # noqa: E402
-import profile  # noqa: E402
+from mancala_fw import profile  # noqa: E402
 from drivers.mpr121 import MPR121Group  # noqa: E402
 from drivers.ws2812 import WS2812  # noqa: E402
-from protocol import CommandError  # noqa: E402
-from selftest import Bringup, wants_selftest  # noqa: E402
-from selftest.core import SelfTest  # noqa: E402
-from selftest import walk  # noqa: E402
-from selftest.calibration import apply_calibration, load_calibration  # noqa: E402
-from selftest.diag import handle_diag  # noqa: E402
+from mancala_fw.protocol import CommandError  # noqa: E402
+from mancala_fw.selftest import Bringup, wants_selftest  # noqa: E402
+from mancala_fw.selftest.core import SelfTest  # noqa: E402
+from mancala_fw.selftest import walk  # noqa: E402
+from mancala_fw.selftest.calibration import apply_calibration, load_calibration  # noqa: E402
+from mancala_fw.selftest.diag import handle_diag  # noqa: E402
 
 PROFILES = "../../hardware/profiles/"
 

@@ -12,12 +12,12 @@ if _FAKES not in sys.path:
 import machine  # noqa: E402
 import mpr121_model  # noqa: E402
 import simclock  # noqa: E402
-import profile  # noqa: E402
+from mancala_fw import profile  # noqa: E402
 from drivers.mpr121 import MPR121Group  # noqa: E402
 from drivers.ws2812 import WS2812  # noqa: E402
-from protocol import CommandError  # noqa: E402
-import selftest  # noqa: E402
-from selftest import BOOT_WINDOW_MS, Bringup  # noqa: E402
+from mancala_fw.protocol import CommandError  # noqa: E402
+from mancala_fw import selftest  # noqa: E402
+from mancala_fw.selftest import BOOT_WINDOW_MS, Bringup  # noqa: E402
 
 
 def _flash():

@@ -1,7 +1,7 @@
 """app.session: the game in progress, its saved form and take-backs beyond the engine's
 snapshots. Runs under MicroPython and CPython."""
 from mancala import Game, IllegalMove
-from app.session import Session, KEEP
+from mancala_fw.app.session import Session, KEEP
 
 BASIC3 = {"variant": "basic", "players": 3, "pits": 4}
 

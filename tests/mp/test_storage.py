@@ -2,7 +2,7 @@
 # and CPython in a scratch directory.
 import os
 
-import storage
+from mancala_fw import storage
 
 # The MicroPython unix port has no tempfile: a name of our own, unique to this run.
 DIR = "/tmp/mancala_storage_scratch_%d" % (os.urandom(1)[0] * 65536 + os.urandom(1)[0] * 256

@@ -1,6 +1,6 @@
 # The touch layer: masks in, press/release/long/double out, with debounce; runs under
 # MicroPython and CPython.
-from touch import Touch, PRESS, RELEASE, LONG, DOUBLE
+from mancala_fw.touch import Touch, PRESS, RELEASE, LONG, DOUBLE
 
 PADS = {0x5A: ["0.1", "0.2", None, "0.S"] + [None] * 8, 0x5B: ["1.1"] + [None] * 11}
 CHIPS = (0x5A, 0x5B)

@@ -56,7 +56,7 @@ def summary(line):
 def legend(sides):
     """Seat colours and the count marks, drawn in colour, when the display's palette imports."""
     try:
-        from display import palette
+        from mancala_fw.display import palette
     except Exception:
         return None
     dot = view.LIT

@@ -116,12 +116,12 @@ class DisplayCount:
 
 
 def count_reader(firmware_lib):
-    """DisplayCount when firmware/lib/display imports under this Python, else LitCount."""
+    """DisplayCount when firmware/lib/mancala_fw/display imports under this Python, else LitCount."""
     import sys
     if firmware_lib not in sys.path:
         sys.path.append(firmware_lib)
     try:
-        from display import counts, palette
+        from mancala_fw.display import counts, palette
         counts.decode, palette.classify  # noqa: B018
     except Exception:           # missing or broken: the view still runs, and says which
         return LitCount()

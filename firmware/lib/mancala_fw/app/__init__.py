@@ -19,9 +19,9 @@ import sys
 
 from mancala import IllegalMove
 
-import storage
-from app.session import Session, FORMAT as GAME_FORMAT
-from app.autoplay import Autoplay
+from mancala_fw import storage
+from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
+from mancala_fw.app.autoplay import Autoplay
 
 try:
     from time import ticks_ms
@@ -30,7 +30,7 @@ except ImportError:  # CPython (tests of the app)
 
     def ticks_ms():
         return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-from protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
+from mancala_fw.protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
 FIRMWARE_VERSION = "0.1.0"
 SETTINGS_FILE = "settings.json"
@@ -59,7 +59,7 @@ class App:
     # ------------------------------------------------------------------ boot
     def boot(self):
         """Loads settings and the saved game; reports any problem as a log event."""
-        import profile as profiles
+        from mancala_fw import profile as profiles
         self._profiles = profiles
         problems = []
         saved, problem = storage.load(self.settings_path, SETTINGS_FORMAT)
@@ -87,7 +87,7 @@ class App:
         if not resumed:
             self._use(Session(self.config["rules"], 0))
             self._save_game()
-        forget("app.config")  # back when a config change or the menu needs it
+        forget("mancala_fw.app.config")  # back when a config change or the menu needs it
         self.apply_display_settings()
         self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
                            "resumed": resumed})
@@ -155,7 +155,7 @@ class App:
             return _configs().check(self.config, patch, self.profile)
         finally:
             if self.menu is None:
-                forget("app.config")
+                forget("mancala_fw.app.config")
 
     def apply_display_settings(self):
         c = self.config
@@ -314,7 +314,7 @@ class App:
             except CommandError as e:
                 self._refuse(pos, seat, 0, e.message)
         elif kind == "long":
-            from app.menu import Menu
+            from mancala_fw.app.menu import Menu
             self.menu = Menu(self, seat, pos, now)
             self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
 
@@ -328,8 +328,8 @@ class App:
         if self.menu is not None:
             seat = self.menu.seat
             self.menu = None
-            forget("app.menu")
-            forget("app.config")  # the menu's check_rules held it
+            forget("mancala_fw.app.menu")
+            forget("mancala_fw.app.config")  # the menu's check_rules held it
             self.display.set_state(self.state())
             self.emit("menu", {"open": False, "seat": seat})
 
@@ -351,7 +351,7 @@ class App:
 
 def _configs():
     # app.config checks changes; it is needed now and then, so it is not kept loaded.
-    from app import config
+    from mancala_fw.app import config
     return config
 
 
@@ -376,5 +376,5 @@ def _sentence(e):
 
 
 def main():
-    from app.loop import run
+    from mancala_fw.app.loop import run
     run()

@@ -10,7 +10,7 @@ any kind is answered with an error and never reaches a handler half-read.
 
 import json
 
-from protocol.lines import LineReader, TOO_LONG, MAX_LINE
+from mancala_fw.protocol.lines import LineReader, TOO_LONG, MAX_LINE
 
 PROTOCOL_VERSION = 1
 

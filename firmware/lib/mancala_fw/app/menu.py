@@ -23,7 +23,7 @@ except ImportError:  # CPython
 
 from mancala import Rules
 
-from app.config import check_rules
+from mancala_fw.app.config import check_rules
 
 IDLE_MS = 20000
 FIELDS = ("variant", "players", "pits", "seeds")

@@ -12,7 +12,7 @@ The file (calibration.json on the flash) holds every chip's 12 (touch, release) 
     {"format": "mancala-calibration", "chips": {"0x5A": [[20, 10], ...12 pairs], ...}}
 It is written atomically by storage.save (temporary file, then rename).
 """
-import storage
+from mancala_fw import storage
 
 KIND = "mancala-calibration"
 MIN_SPAN = 6         # counts between floor and peak below which a pad cannot be told apart

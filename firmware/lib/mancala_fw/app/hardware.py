@@ -65,7 +65,7 @@ def build(profile):
 
 def _display(profile):
     try:
-        from display import Display
+        from mancala_fw.display import Display
         from drivers.ws2812 import WS2812
     except ImportError as e:
         sys.stdout.write('{"event": "log", "level": "error", "message": "No LED display: %s."}\n'

@@ -22,8 +22,8 @@ except ImportError:  # CPython
     def ticks_ms():
         return int(_time.monotonic() * 1000) & 0x3FFFFFFF
 
-from protocol import BAD_REQUEST, INTERNAL, CommandError, need_int
-from selftest.calibration import DEFAULT, apply_calibration, build, save_calibration
+from mancala_fw.protocol import BAD_REQUEST, INTERNAL, CommandError, need_int
+from mancala_fw.selftest.calibration import DEFAULT, apply_calibration, build, save_calibration
 
 ACTIONS = ("scan", "readout", "walk", "calibrate", "thresholds", "stop")
 PHASES = ("idle", "touch", "status", "save", "clear")

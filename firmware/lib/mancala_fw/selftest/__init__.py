@@ -61,7 +61,7 @@ class Bringup:
     leds may be None (no LED output): the walk then refuses with a sentence."""
 
     def __init__(self, profile, pads, leds, flash="", log=None, on_stop=None, now=None):
-        from selftest.calibration import apply_calibration, load_calibration
+        from mancala_fw.selftest.calibration import apply_calibration, load_calibration
 
         self.profile = profile
         self.pads = pads
@@ -79,7 +79,7 @@ class Bringup:
 
     def selftest(self):
         if self.st is None:
-            from selftest.core import SelfTest
+            from mancala_fw.selftest.core import SelfTest
 
             self.st = SelfTest(self.profile, self.pads, self.leds,
                                calibration_path=self.path, on_stop=self._stopped)
@@ -94,7 +94,7 @@ class Bringup:
 
     def command(self, req):
         """The protocol handler of `diag` (request dict -> answer fields)."""
-        from selftest.diag import handle_diag
+        from mancala_fw.selftest.diag import handle_diag
 
         return handle_diag(req, self.selftest())
 

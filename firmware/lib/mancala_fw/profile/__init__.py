@@ -1,6 +1,6 @@
 """Board profiles: load and check one, and seat a game on it.
 
-    import profile
+    from mancala_fw import profile
     p = profile.load("profile.json")   # or profile.check(parsed_dict); ValueError if broken
     p.name, p.sides, p.pits_per_side, p.positions      # ids "side.pit" / "side.S", loop order
     p.ring["0.3"]        -> (chain, start, leds)      # for the display

@@ -1,7 +1,7 @@
 """The serial commands (docs/protocol.md §4): each takes the request and calls the same App
 action a touch would, so the pads and the serial line can never disagree."""
 
-from protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
+from mancala_fw.protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
 from mancala import VARIANTS
 
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
@@ -80,5 +80,5 @@ def table(app):
 
 
 def _version():
-    from app import FIRMWARE_VERSION
+    from mancala_fw.app import FIRMWARE_VERSION
     return FIRMWARE_VERSION

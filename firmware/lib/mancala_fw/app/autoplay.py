@@ -26,7 +26,7 @@ try:
 except ImportError:  # CPython
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-from protocol import reply, error, HINT_DROPPED, INTERNAL
+from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
 
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long

@@ -1,7 +1,7 @@
 """The board's LED rings: counts, seat colours, highlights, the sowing animation and the
 power limiter. docs/display.md explains what a person sees; this is the API the app uses.
 
-    from display import Display
+    from mancala_fw.display import Display
     d = Display(profile, leds)        # profile.Profile; leds: drivers.ws2812.WS2812
                                       #   (buffer(i) -> GRB bytearray, the same object each
                                       #   time; show(i); len(leds) chains)

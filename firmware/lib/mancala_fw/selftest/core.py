@@ -23,8 +23,8 @@ except ImportError:  # CPython
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
-from selftest import walk
-from selftest.calibration import Calibration
+from mancala_fw.selftest import walk
+from mancala_fw.selftest.calibration import Calibration
 
 ADDR_PIN = {0x5A: "GND", 0x5B: "3.3V (VCC)", 0x5C: "SDA", 0x5D: "SCL"}
 SAMPLE_MS = 20  # readout period while calibrating: faster than a finger, slower than the chip

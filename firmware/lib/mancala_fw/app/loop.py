@@ -57,7 +57,7 @@ def start(flash="", write=_write, stream=sys.stdout):
     the line). write/stream: the serial line (bench/heap32.py passes a sink)."""
     # One import at a time with a collection between: these peaks must not stack up (as
     # .mpy they are small; from source the compiler briefly needs several times a module).
-    import profile as profiles
+    from mancala_fw import profile as profiles
     gc.collect()
     try:
         prof = profiles.load(flash + PROFILE_FILE)
@@ -69,13 +69,13 @@ def start(flash="", write=_write, stream=sys.stdout):
     profiles.release_checks()  # checked once: the checks' heap goes back to the game
     prof.compact()
     gc.collect()
-    from app import App
+    from mancala_fw.app import App
     gc.collect()
-    from app.commands import table
-    from app.hardware import build
+    from mancala_fw.app.commands import table
+    from mancala_fw.app.hardware import build
     gc.collect()
-    from touch import Touch
-    from protocol import Protocol
+    from mancala_fw.touch import Touch
+    from mancala_fw.protocol import Protocol
     gc.collect()
     pads, display, wdt = build(prof)
     gc.collect()
@@ -86,7 +86,7 @@ def start(flash="", write=_write, stream=sys.stdout):
     proto._on_error = lambda e: _report(proto, e)
     app.boot()
     gc.collect()
-    from selftest import Bringup
+    from mancala_fw.selftest import Bringup
     bringup = Bringup(prof, pads, getattr(display, "leds", None), flash,
                       log=lambda text: app.log("warning", text),
                       on_stop=lambda: display.set_state(app.state()))
