@@ -1,4 +1,4 @@
-"""Board firmware benchmarks, as RP2040 estimates (DESIGN.md "Budgets").
+"""Board firmware benchmarks, as RP2040 estimates (the budgets: docs/architecture.md §10).
 
     .venv/bin/python bench/board.py [--runs N] [--no-heap] [--quick]
 
@@ -25,7 +25,7 @@
    (tests/boardsim.py; the fakes of machine and rp2 share that heap, a Pico's built-in ones do
    not; the MPR121 models run in their device process, sim/devices.py).
 
-Times are scaled to the RP2040 with DESIGN.md's calibration: a 10^6-pass `for` loop with one
+Times are scaled to the RP2040 as docs/architecture.md §10 says: a 10^6-pass `for` loop with one
 integer add takes about 7984 ms on a Pico at 125 MHz; the same loop is timed here (a tenth of
 it just before and just after each touch run, which is scaled by that; six whole loops for
 the frame times) and every time is multiplied by 7984 / that. Medians over --runs runs (11;
@@ -62,9 +62,8 @@ PROBE = r"""
 import gc, json, time
 from time import ticks_us, ticks_diff, ticks_ms, ticks_add
 
-# DESIGN.md's 7984 ms is for this loop at module level (globals): run it that way, through
-# exec(), as bench/calibration.py does. Inside a function the unix port runs it ~1.6x faster,
-# which made every estimate here 1.6x too pessimistic.
+# The calibration loop at module level (globals), through exec(), as bench/calibration.py
+# runs it for every bench. Inside a function the unix port runs it ~1.6x faster.
 _LOOP = "t = ticks_us()\nx = 0\nfor i in range(%d):\n    x += 1\nd = ticks_diff(ticks_us(), t)\n"
 
 def calibrate(passes=1000000):

@@ -1,10 +1,11 @@
 """The RP2040 calibration loop shared by every bench.
 
-DESIGN.md: a 10^6-pass `for` loop doing one integer add takes about 7984 ms on a Pico at
-125 MHz (MicroPython v1.23). That figure is for the loop at module level, where the loop
-variable and the sum are globals: run that way, the unix port here is 70-100 times faster
-than a Pico, as DESIGN.md says. (Inside a function the same loop runs about 1.6 times faster
-on the unix port, which would make every estimate that much too pessimistic.)
+A 10^6-pass `for` loop doing one integer add is taken to take 7984 ms on a Pico at 125 MHz:
+the published MicroPython v1.23 time of `add_test` (docs/architecture.md §10). The loop here
+runs at module level, where the loop variable and the sum are globals; inside a function the
+unix port runs it about 1.6 times faster. It is not add_test itself, which the unix port runs
+about 1.2 times faster than this loop (docs/architecture.md §10), so the estimates come out
+about that much low.
 
 So the loop runs through exec() with a fresh globals dict: module-level bytecode, whichever
 module calls it.

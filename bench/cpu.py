@@ -1,4 +1,4 @@
-"""CPU player figures for issue 5: strength, levels, move time and heap, as RP2040 estimates.
+"""CPU player figures: strength, levels, move time and heap, as RP2040 estimates.
 
     .venv/bin/python bench/cpu.py            # the full run (several minutes on 2 cores)
     .venv/bin/python bench/cpu.py --quick    # a small version of every figure
@@ -108,8 +108,8 @@ from mancala import Game, Rules
 from mancala.cpu import Search, Rng
 gc.collect()
 code = gc.mem_alloc() - base
-# DESIGN.md's 7984 ms Pico figure is for this loop at module level (globals), so run it
-# through exec(): inside a function the unix port runs it ~1.6x faster (bench/calibration.py).
+# The calibration loop at module level (globals), through exec(), as bench/calibration.py
+# runs it: inside a function the unix port runs it ~1.6x faster.
 def cal():
     g = {"T": time.ticks_ms, "D": time.ticks_diff}
     exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)

@@ -3,8 +3,8 @@
 
 Run by `make bench` under CPython, which re-runs this file under the MicroPython unix port
 (.venv/bin/micropython) where the timing happens. Each time is scaled to a Pico by the
-calibration loop of bench/calibration.py (DESIGN.md: a 10^6-pass module-level for loop with
-one integer add takes about 7984 ms on a Pico at 125 MHz), timed in the same run:
+calibration loop of bench/calibration.py (docs/architecture.md §10: a 10^6-pass module-level
+for loop with one integer add, taken as 7984 ms on a Pico at 125 MHz), timed in the same run:
     rp2040_ms = unix_ms * 7984 / calibration_ms
 "pad touch -> first show" runs from display.lift() (which the app calls for a legal pit before
 the engine plays it) to the moment the display hands the first chain to the LED output
@@ -39,8 +39,8 @@ def _median(xs):
 
 
 def _calibration_ms(root):
-    # bench/calibration.py's loop, run at module level through exec() as DESIGN.md's figure
-    # is (inside a function the unix port runs it ~1.6x faster).
+    # bench/calibration.py's loop, run at module level through exec() as every bench runs it
+    # (inside a function the unix port runs it ~1.6x faster).
     ns = {}
     with open(root + "/bench/calibration.py") as f:
         exec(f.read(), ns)

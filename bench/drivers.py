@@ -1,7 +1,7 @@
 """Driver cost as RP2040 estimates: one MPR121 touched() poll and one WS2812 show() of 120 LEDs.
 
 Run with CPython (make bench): it re-runs itself under the MicroPython unix port from .venv
-with the virtual-board fakes on MICROPYPATH. Method (DESIGN.md, budgets): time the driver
+with the virtual-board fakes on MICROPYPATH. Method (docs/architecture.md §10): time the driver
 code here, time the calibration loop (10^6 passes of one integer add: 7984 ms on a Pico at
 125 MHz), scale by the ratio. Hardware time the CPU waits for (the I2C transfer) is computed
 from the bus clock, not measured; the DMA's wire time does not hold the CPU at all.
@@ -39,7 +39,7 @@ from drivers.ws2812 import WS2812  # noqa: E402
 def calibration_ms():
     best = None
     for _ in range(3):
-        # Module-level loop through exec(), as DESIGN.md's figure (bench/calibration.py).
+        # Module-level loop through exec(), as bench/calibration.py runs it.
         g = {"T": time.ticks_us, "D": time.ticks_diff}
         exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)
         d = g["d"] / 1000

@@ -1,4 +1,4 @@
-"""Engine speed for issue 5: random playouts of every variant, in moves per second.
+"""Engine speed: random playouts of every variant, in moves per second.
 
     .venv/bin/python bench/engine.py [--quick]
 
@@ -42,8 +42,8 @@ VARIANTS = [("kalah(6,4)", {"variant": "kalah"}),
             ("basic-4p-4", {"variant": "basic", "players": 4, "pits": 4}),
             ("basic-4p-6", {"variant": "basic", "players": 4})]
 
-# DESIGN.md's 7984 ms Pico figure is for this loop at module level (globals), so run it
-# through exec(): inside a function the unix port runs it ~1.6x faster (bench/calibration.py).
+# The calibration loop at module level (globals), through exec(), as bench/calibration.py
+# runs it: inside a function the unix port runs it ~1.6x faster.
 def cal():
     g = {"T": ticks_ms, "D": ticks_diff}
     exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)

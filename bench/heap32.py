@@ -3,10 +3,11 @@
     .venv/bin/python bench/heap32.py [--profiles quad duo] [--runs N] [--source]
 
 Why: the only MicroPython here besides this script's is the x64 unix port, whose 8-byte words
-make the same objects up to about twice what a Pico (RP2040, 4-byte words) keeps (DESIGN.md
-"Budgets"). The MicroPython WebAssembly port (npm @micropython/micropython-webassembly-pyscript,
-installed into build/wasm/ on first use; needs node and npm) has 4-byte words, so one probe
-runs under both and the kept heap is compared point by point.
+make the same objects up to about twice what a Pico (RP2040, 4-byte words) keeps (the budget:
+docs/architecture.md §10). The MicroPython WebAssembly port (npm
+@micropython/micropython-webassembly-pyscript, installed into build/wasm/ on first use; needs
+node and npm) has 4-byte words, so one probe runs under both and the kept heap is compared point
+by point.
 
 The probe (the same Python text on both) reads `gc.collect(); gc.mem_alloc()` at: start; after
 `import machine, rp2` (the sim fakes); after the boot (what app/loop.py's start() does before its
@@ -499,9 +500,9 @@ def main(argv=None):
     with open(os.path.join(PACKAGE_DIR, "package.json")) as f:
         version = json.load(f).get("version")
     print("The firmware as %s; wasm32 (%s %s) and x64 twin load the same twin files. Budget "
-          "(DESIGN.md): a Pico's GC heap is ~%d KB, a third to spare leaves %d KB for the whole "
-          "app, a CPU search included." % ("sources" if args.source else ".mpy", PACKAGE,
-                                          version, PICO_HEAP_KB, BUDGET_KB))
+          "(docs/architecture.md §10): a Pico's GC heap is ~%d KB, a third to spare leaves "
+          "%d KB for the whole app, a CPU search included."
+          % ("sources" if args.source else ".mpy", PACKAGE, version, PICO_HEAP_KB, BUDGET_KB))
     for profile, r in results.items():
         fw = firmware_kept(r)
         over = fw > BUDGET_KB * 1024

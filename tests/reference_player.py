@@ -1,4 +1,4 @@
-"""The reference opponent for the CPU benchmarks (issue 5): a plain alpha-beta to 6 plies.
+"""The reference opponent for the CPU benchmarks: a plain alpha-beta to 6 plies.
 
 Written apart from mancala.cpu on purpose: it uses only the public Game API (push/pop),
 searches every line to a fixed depth with no time limit, and scores a position simply:

@@ -1,4 +1,4 @@
-"""Issue 5's board gestures and displays: a tap on your store asks for a hint, holding a pit
+"""Board gestures and displays: a tap on your store asks for a hint, holding a pit
 once a game is over starts the demo, and the move timer counts its last seconds down on the
 mover's store. In-process (the App with a recording display and a clock the test sets) and,
 for the hint, through the real firmware and the MPR121 models."""

@@ -1,6 +1,6 @@
-"""`mancala-board profile check FILE` (host_tools/mancala_host/bringup.py), issue 6 section 3:
-each fault from the issue, made in a copy of a shipped profile, gives exit 1 and one sentence
-naming the file and the place; the shipped profiles pass with a summary line."""
+"""`mancala-board profile check FILE` (host_tools/mancala_host/bringup.py): each
+fault a maker is likely to make, made in a copy of a shipped profile, gives exit 1 and one
+sentence naming the file and the place; the shipped profiles pass with a summary line."""
 import argparse
 import copy
 import json

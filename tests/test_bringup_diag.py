@@ -1,7 +1,7 @@
 """`mancala-board diag` (host_tools/mancala_host/bringup.py) against the real firmware
 (firmware/main.py: the app with selftest.Bringup wired as `diag`) under the MicroPython unix
 port on the virtual hardware (sim fakes: MPR121 models on the fake I2C, WS2812 frames
-captured), started by tests/boardsim.Board. Issue 6: the scan names a missing chip, the walk's
+captured), started by tests/boardsim.Board. The scan names a missing chip, the walk's
 frames follow the chain order, the readout shows a touch, calibration survives a restart."""
 import argparse
 import io

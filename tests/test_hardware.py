@@ -1,5 +1,5 @@
-"""hardware/: the drawings are generated from the profiles and the committed SVGs are fresh
-(issue 6 section 2); the bill of materials matches what the profiles need."""
+"""hardware/: the drawings are generated from the profiles and the committed SVGs are fresh;
+the bill of materials matches what the profiles need."""
 import csv
 import glob
 import json

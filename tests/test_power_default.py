@@ -1,4 +1,4 @@
-"""The default power limit is safe for a computer's USB port (DESIGN.md, issue 3): a maker's
+"""The default power limit is safe for a computer's USB port: a maker's
 first power-on is often the Pico's USB cable alone. A maker with the board's own supply raises
 power_limit_ma up to the profile's budget (docs/profiles.md §4, hardware/README.md §3)."""
 import os

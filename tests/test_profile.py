@@ -1,5 +1,5 @@
 """Board profiles: the shipped ones load, and every fault in a broken copy is refused with
-one sentence that names the field (issue 3 section 1, issue 6 section 3)."""
+one sentence that names the field."""
 import copy
 import json
 import math
@@ -47,7 +47,7 @@ def test_shipped_profiles_load(name):
     assert sum(leds for pin, leds in p.chains) == sum(r[2] for r in p.ring.values())
 
 
-def test_duo_matches_the_brief():
+def test_duo_is_the_documented_two_seat_board():
     p = profile.load(os.path.join(PROFILES, "duo.json"))
     assert (p.sides, p.pits_per_side) == (2, 7)
     assert {p.ring[i][2] for i in p.positions if i.endswith("S")} == {24}
@@ -56,7 +56,7 @@ def test_duo_matches_the_brief():
     assert (p.i2c_id, p.sda, p.scl, p.i2c_freq) == (0, 4, 5, 400000)
 
 
-def test_quad_matches_the_brief():
+def test_quad_is_the_documented_four_seat_board():
     p = profile.load(os.path.join(PROFILES, "quad.json"))
     assert (p.sides, p.pits_per_side) == (4, 6)
     assert {p.ring[i][2] for i in p.positions if i.endswith("S")} == {24}

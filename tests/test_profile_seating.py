@@ -13,10 +13,10 @@ from mancala_fw import profile
 
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 
-# Every (variant, players, pits) the engine's rules allow (DESIGN.md, rules keys).
+# Every (variant, players, pits) the engine's rules allow (docs/architecture.md §7).
 GAMES = [("kalah", 2, 6), ("basic", 2, 6), ("basic", 2, 7), ("basic", 3, 4), ("basic", 3, 6),
          ("basic", 4, 4), ("basic", 4, 6)]
-# What issue 3 says each board plays.
+# What each board seats: every game but Basic with 7 pits on the quad (docs/profiles.md §6).
 SEATS = {"duo": {("kalah", 2, 6), ("basic", 2, 6), ("basic", 2, 7)},
          "quad": {g for g in GAMES if g != ("basic", 2, 7)}}
 
@@ -174,7 +174,7 @@ def test_generated_board_round_trips_through_json():
 
 
 def test_engine_normalized_rules():
-    # can_seat takes the engine's own normalized dict (DESIGN.md contract 1)
+    # can_seat takes the engine's own normalized dict (Rules.to_dict())
     from mancala import Rules
     for name in ("duo", "quad"):
         p = load(name)

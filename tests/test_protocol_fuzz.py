@@ -7,7 +7,7 @@ from mancala import Game
 
 from boardsim import Board
 
-REPL_BYTES = {1, 2, 3, 4}  # Ctrl-A..Ctrl-D belong to the REPL (DESIGN.md contract 2)
+REPL_BYTES = {1, 2, 3, 4}  # Ctrl-A..Ctrl-D belong to the REPL (docs/protocol.md §1)
 
 
 def _setup(b):

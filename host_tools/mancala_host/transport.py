@@ -15,7 +15,7 @@ from .errors import BoardError, PortLost
 
 BOARD_VID = 0x2E8A  # Raspberry Pi
 BOARD_PID = 0x0005  # MicroPython on an RP2040
-MAX_LINE = 1024  # the board discards longer lines (DESIGN.md, contract 2)
+MAX_LINE = 1024  # the board discards longer lines (docs/protocol.md §1)
 
 
 class Transport:

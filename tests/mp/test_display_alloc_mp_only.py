@@ -1,4 +1,4 @@
-# Display.tick() must not allocate on the board (DESIGN.md: hot paths do not allocate), while
+# Display.tick() must not allocate on the board (hot paths do not allocate), while
 # idle, breathing, animating, limiting and blinking. MicroPython only: it uses gc.mem_alloc.
 import gc
 from mancala_fw import profile

@@ -1,4 +1,4 @@
-# The move timer's countdown on a store and the hint's pulsing pit (issue 5): what the rings
+# The move timer's countdown on a store and the hint's pulsing pit: what the rings
 # show, that counts still read back from the frame, that both stay within the power budget,
 # and that a move or a new state clears them. Runs under MicroPython and CPython.
 from mancala_fw.display import Display, counts, power, reader

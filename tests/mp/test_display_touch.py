@@ -1,4 +1,4 @@
-# The first LED change after a touch is cheap (DESIGN.md: touch to first LED change <= 30 ms):
+# The first LED change after a touch is cheap (budget: touch to first LED change <= 30 ms):
 # the tick after play(), lift(), refuse() or a skip paints and shows only the ring that
 # changes first (the pit emptied, the refused pit, the next stone's ring); every other change
 # follows on the next tick. Checked by what

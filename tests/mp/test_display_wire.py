@@ -1,5 +1,5 @@
-# What is ON THE WIRE never exceeds the power budget (DESIGN.md: "LED current never above the
-# profile's budget, on any frame"). The LED output sends one chain per show(i), so the LEDs
+# What is ON THE WIRE never exceeds the power budget (budget: LED current never above the
+# profile's budget, on any frame). The LED output sends one chain per show(i), so the LEDs
 # show a mix: the chains sent so far in this frame and the others as last sent. The fake
 # output below keeps a copy of every chain as sent and checks the whole board's estimate after
 # every single show(), the way tests/test_board_frames.py reads the virtual board's frames.

@@ -1,6 +1,6 @@
-# The board's self-test (firmware/lib/mancala_fw/selftest) on the virtual hardware: MPR121 register models
-# on the fake I2C, the real WS2812 driver into the fake rp2 capturing frames. Issue 6: the scan
-# names a missing chip by address, the walk's frames follow the chain order (and show a
+# The board's self-test (firmware/lib/mancala_fw/selftest) on the virtual hardware: MPR121
+# register models on the fake I2C, the real WS2812 driver into the fake rp2 capturing frames.
+# The scan names a missing chip by address, the walk's frames follow the chain order (and show a
 # swapped or reversed ring), the readout follows touches, calibration is saved and reloaded.
 # Runs under MicroPython and CPython (the fakes import on both).
 import json
