@@ -2,6 +2,7 @@
 the test sets) and over the protocol with the real firmware."""
 import json
 import os
+import re
 
 import pytest
 
@@ -235,3 +236,69 @@ def test_a_cpu_seat_whose_search_fails_plays_its_first_legal_pit(tmp_path, monke
         app.tick(10)
     (move,) = [e for e in events if e["event"] == "move" and e["seat"] == 1]
     assert move["pit"] == first and move["by"] == "cpu" and app.autoplay.search is None
+
+
+def test_a_cpu_move_says_how_long_it_thought(tmp_path, monkeypatch):
+    # think_ms is the board clock from the start of the search to the move: on a clock that
+    # the test steps by 7 ms at every reading, it is exactly the readings in between.
+    clock = [1000]
+
+    def ticks():
+        clock[0] += 7
+        return clock[0]
+
+    monkeypatch.setattr(autoplay, "ticks_ms", ticks)
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 3}])
+    app.press(0, 1, "serial")
+    app.tick(0)  # the search starts (level 3 finishes in its first slice) and plays
+    (human,) = [e for e in events if e["event"] == "move" and e["by"] == "human"]
+    (cpu,) = [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
+    assert "think_ms" not in human
+    assert cpu["think_ms"] == 7  # one reading at the start, the next at the move
+
+
+@pytest.mark.parametrize("by", ["timeout", "fallback"])
+def test_moves_the_cpu_plays_for_a_person_or_after_a_failure_carry_think_ms(tmp_path,
+                                                                            monkeypatch, by):
+    import mancala.cpu
+
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}], limit=30)
+    if by == "fallback":
+        def no_heap(*args, **kwargs):
+            raise MemoryError("no heap")
+        monkeypatch.setattr(mancala.cpu, "Search", no_heap)
+    app.autoplay.changed(0)
+    try:
+        _run(app, 30000, 3000)
+    except MemoryError:
+        pass  # the main loop reports it; the seat has played its first legal pit
+    (move,) = [e for e in events if e["event"] == "move"]
+    assert move["by"] == "timeout" and isinstance(move["think_ms"], int)
+    assert move["think_ms"] >= 0
+
+
+def test_the_heap_mark_is_sampled_after_moves_saves_and_search_slices(tmp_path, monkeypatch):
+    from mancala_fw import app as firmware_app
+    import mancala.cpu
+
+    calls = []
+    monkeypatch.setattr(firmware_app, "sample_heap", lambda: calls.append("app"))
+    monkeypatch.setattr(autoplay, "sample_heap", lambda: calls.append("sample"))
+    real_step = mancala.cpu.Search.step
+
+    def step(search, ms):
+        calls.append("slice")
+        return real_step(search, ms)
+
+    monkeypatch.setattr(mancala.cpu.Search, "step", step)
+    monkeypatch.setattr(autoplay, "THINK_MS", 50)
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    calls.clear()
+    app.press(0, 1, "serial")
+    assert calls == ["app", "app"]  # after the save, and after the move's events
+    calls.clear()
+    _run(app, 0, 2000)
+    assert [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
+    # every slice is followed by a sample; then each CPU move (an extra turn makes two) is
+    # saved and sent
+    assert re.fullmatch(r"((slice sample )+app app ?)+", " ".join(calls)), calls

@@ -28,6 +28,26 @@ def _whole_game(profile, heap, rules):
         assert errors == []
 
 
+def test_diag_memory_reports_the_heap_and_its_floor():
+    rng = random.Random(5)
+    with Board("duo", heapsize="320k") as b:
+        booted = b.ok("diag", action="memory")
+        assert {k: type(v) for k, v in booted.items() if k not in ("id", "ok")} == \
+            {"free": int, "alloc": int, "min_free": int}
+        # free + alloc is the whole heap (less the allocation table); the floor is below now
+        assert 300 * 1024 < booted["free"] + booted["alloc"] <= 320 * 1024
+        assert 0 < booted["min_free"] <= booted["free"]
+        state = b.ok("new_game", rules={"variant": "kalah"})["state"]
+        for _ in range(12):
+            legal = [i + 1 for i, n in enumerate(state["pits"][state["turn"]]) if n]
+            state = b.ok("press", pit=rng.choice(legal))["state"]
+        later = b.ok("diag", action="memory")
+        assert 0 < later["min_free"] <= booted["min_free"]  # a floor only ever goes down
+        assert later["min_free"] <= later["free"]
+        message = b.request("diag", action="heap")["error"]["message"]
+        assert "memory" in message and "scan" in message
+
+
 @pytest.mark.parametrize("profile,rules", GAMES)
 def test_whole_game_at_the_sims_default_heap(profile, rules):
     # `make sim` must play; bench/board.py reports the smallest heap that works.

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import queue
+import re
 
 import pytest
 
@@ -221,3 +222,17 @@ def test_pads_do_not_play_during_a_walk(tmp_path):
         assert (move["seat"], move["pit"], move["source"]) == (0, 2, "pad")
     finally:
         line.close()
+
+
+def test_memory_reports_the_heap(tmp_path):
+    line = BoardLine(tmp_path)
+    try:
+        code, out = _run(line, _args("memory"))
+    finally:
+        line.close()
+    assert code == 0
+    m = re.fullmatch(r"Heap: (\d+) bytes free, (\d+) in use; the lowest free since the board "
+                     r"started: (\d+) bytes\.\n", out)
+    assert m, out
+    free, alloc, low = (int(g) for g in m.groups())
+    assert 0 < low <= free and alloc > 0

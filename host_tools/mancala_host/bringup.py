@@ -76,10 +76,12 @@ def cmd_profile_check(args):
 
 def add_diag_arguments(p):
     p.add_argument("action", nargs="?", default="scan",
-                   choices=["scan", "pads", "walk", "calibrate", "thresholds", "stop"],
+                   choices=["scan", "pads", "walk", "calibrate", "thresholds", "stop",
+                            "memory"],
                    help="scan (default): which pad controllers answer; pads: live readout; "
                         "walk: light each ring in chain order; calibrate: set the touch "
-                        "thresholds; thresholds: show them; stop: back to the game")
+                        "thresholds; thresholds: show them; stop: back to the game; "
+                        "memory: the board's heap and its lowest free since start")
     p.add_argument("--seconds", type=float, default=0,
                    help="pads: stop after this many seconds (0: until Ctrl-C)")
     p.add_argument("--once", action="store_true", help="pads: one readout, no redrawing")
@@ -118,6 +120,11 @@ def cmd_diag(args, client, out=None, wait=None):
         return _walk(args, client, out, wait)
     if action == "calibrate":
         return _calibrate(args, client, out, wait)
+    if action == "memory":
+        a = _diag(client, action="memory")
+        print("Heap: %d bytes free, %d in use; the lowest free since the board started: %d "
+              "bytes." % (a["free"], a["alloc"], a["min_free"]), file=out)
+        return 0
     if action == "thresholds":
         rows = _diag(client, action="thresholds")["pads"]
         for pid, touch, release in rows:

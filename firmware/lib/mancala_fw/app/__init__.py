@@ -22,6 +22,7 @@ from mancala import IllegalMove
 from mancala_fw import storage
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
 from mancala_fw.app.autoplay import Autoplay
+from mancala_fw.app.heap import sample as sample_heap
 
 try:
     from time import ticks_ms
@@ -116,6 +117,7 @@ class App:
     def _save(self, path, obj):
         try:
             storage.save(path, obj)
+            sample_heap()  # diag memory's low-water mark: the file's JSON is still garbage
         except (OSError, MemoryError) as e:
             # A full flash or a fragmented heap: the game goes on in memory, and the person
             # is told rather than the move being lost with an internal error.
@@ -201,16 +203,20 @@ class App:
         self.emit("new_game", {"state": state, "first": first, "source": source})
         return first, warnings
 
-    def press(self, seat, pit, source, by="human", answer=None):
+    def press(self, seat, pit, source, by="human", answer=None, think_ms=None):
         """Plays pit for seat (None = the seat to move). Returns the move record.
         answer: a dict the caller sends back; it gets the state after the move, the same
-        dict the event and the display have (one copy of it on the heap, not two)."""
+        dict the event and the display have (one copy of it on the heap, not two).
+        think_ms: how long the CPU searched for this move (its move event carries it)."""
         self.display.finish()
         try:
             record = self.session.play(seat, pit)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
-        return self._after(record, "move", {"pit": record["pit"], "by": by}, source, answer)
+        fields = {"pit": record["pit"], "by": by}
+        if think_ms is not None:
+            fields["think_ms"] = think_ms
+        return self._after(record, "move", fields, source, answer)
 
     def resign(self, seat, source, answer=None):
         self.display.finish()
@@ -237,6 +243,7 @@ class App:
         fields["source"] = source
         self.emit(event, fields)
         self._game_over(state)
+        sample_heap()
         return record
 
     def undo(self, source):

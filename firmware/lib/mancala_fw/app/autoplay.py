@@ -22,11 +22,17 @@ move timer's last 10 seconds the display counts them down on the mover's store.
 """
 
 try:
-    from time import ticks_diff
+    from time import ticks_diff, ticks_ms
 except ImportError:  # CPython
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
     def ticks_diff(a, b):
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
+from mancala_fw.app.heap import sample as sample_heap
 
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
@@ -48,6 +54,7 @@ class Autoplay:
         self.app = app
         self.search = None
         self.by = None
+        self.since = 0  # ticks_ms() when the search for the CPU's move started
         self.turn_started = None
         self.demo = False
         self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
@@ -76,7 +83,9 @@ class Autoplay:
 
     def _step(self):
         try:
-            return self.search.step(SLICE_MS)
+            done = self.search.step(SLICE_MS)
+            sample_heap()  # diag memory: a search's tables are at their largest now
+            return done
         except Exception:
             self.search = None  # not retried at every pass; the main loop reports the error
             self.hinting = None
@@ -88,7 +97,12 @@ class Autoplay:
         # failing passes the watchdog would reset the board into the same position: the seat
         # plays its first legal pit instead; the main loop reports the error.
         self.search = None
-        self.app.press(None, g.legal_moves()[0], "cpu", self.by)
+        self.app.press(None, g.legal_moves()[0], "cpu", self.by, think_ms=self._thought())
+
+    def _thought(self):
+        # The move event's think_ms: the board clock from the start of the search (its
+        # tables' set-up included) to the move.
+        return ticks_diff(ticks_ms(), self.since)
 
     def changed(self, now):
         """The game or the seats changed: start the turn clock again."""
@@ -155,6 +169,7 @@ class Autoplay:
                     return
                 level, by = TIMEOUT_LEVEL, "timeout"
             self.by = by
+            self.since = ticks_ms()
             try:
                 from mancala.cpu import Search  # only boards that use the CPU pay its heap
                 self.search = Search(g, level, THINK_MS)
@@ -171,4 +186,4 @@ class Autoplay:
             by = self.by
             self.search = None
             self._answer(g.turn, pit)  # a hint asked meanwhile: the move the CPU now plays
-            app.press(None, pit, "cpu", by)
+            app.press(None, pit, "cpu", by, think_ms=self._thought())

@@ -90,9 +90,18 @@ def start(flash="", write=_write, stream=sys.stdout):
     bringup = Bringup(prof, pads, getattr(display, "leds", None), flash,
                       log=lambda text: app.log("warning", text),
                       on_stop=lambda: display.set_state(app.state()))
-    proto.commands["diag"] = bringup.command
+    from mancala_fw.app import heap
+    proto.commands["diag"] = _diag(bringup.command, heap.report)
     gc.collect()
+    heap.sample()  # diag memory's low-water mark includes the board as booted
     return app, proto, pads, touch, wdt, bringup
+
+
+def _diag(selftest, report):
+    """diag: the heap report is the app's (app.heap); every other action is the self-test's."""
+    def diag(req):
+        return report() if req.get("action") == "memory" else selftest(req)
+    return diag
 
 
 def _report(proto, e):

@@ -1,0 +1,38 @@
+# app.heap, diag memory's low-water mark: it keeps the lowest gc.mem_free() it sampled, and a
+# sample allocates nothing (it runs after every CPU search slice). MicroPython only: CPython
+# has no gc.mem_free().
+import gc
+
+from mancala_fw.app import heap
+
+
+def test_the_mark_keeps_the_lowest_free_seen():
+    gc.collect()
+    before = heap.report()
+    assert before["min_free"] <= before["free"]
+    block = bytearray(40000)
+    heap.sample()
+    low = heap.low
+    block = None  # noqa: F841 (dropped, then collected)
+    gc.collect()
+    after = heap.report()
+    assert after["min_free"] == low <= before["free"] - 40000
+    assert after["free"] - low > 39000  # the block came back; the mark stays where it was
+
+
+def test_free_and_alloc_are_the_heap_now():
+    gc.collect()
+    r = heap.report()
+    # read before the answer was made: the same total, and the answer's own heap since
+    assert r["free"] + r["alloc"] == gc.mem_free() + gc.mem_alloc()
+    assert r["free"] >= gc.mem_free() and r["alloc"] > 0
+
+
+def test_a_sample_allocates_nothing():
+    sample = heap.sample
+    sample()
+    gc.collect()
+    before = gc.mem_alloc()
+    for _ in range(50):
+        sample()
+    assert gc.mem_alloc() - before == 0
