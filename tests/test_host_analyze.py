@@ -160,7 +160,7 @@ def test_game_choice_out_of_range_or_bad_is_one_sentence(tmp_path, capsys):
     code, out, err = mb(capsys, "analyze", str(tmp_path / "missing.jsonl"))
     assert code != 0 and "Could not read the game log" in err
     empty = tmp_path / "empty.jsonl"
-    empty.write_text("nonsense\n")
+    empty.write_text('{"format": "mancala-game-log", "version": 1}\n')  # a game line that cannot replay
     code, out, err = mb(capsys, "analyze", str(empty))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "nothing to analyse" in err
 

@@ -131,8 +131,14 @@ def test_reconnect_recovers_moves_made_while_away(tmp_path):
     other = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=1)
     other.play(2)
     _attach(tracker, other.to_dict(), 1)
-    assert tracker.game is None and "dropped rather than written as a broken record" in said[-2]
+    # the game that was being recorded is kept, as far as it went, marked unfinished
+    assert tracker.game is None and "not the one being recorded any more" in said[-3]
+    assert "written to %s unfinished, as far as it went: 4 moves" % (tmp_path / "g.jsonl") in said[-2]
     assert "recording starts with the next new game" in said[-1]
+    kept = json.loads((tmp_path / "g.jsonl").read_text())
+    assert kept["unfinished"] is True and [m["pit"] for m in kept["moves"]] == [1, 2, 5, 6]
+    engine, _ = gamelog.check_game(kept)
+    assert not engine.over and kept["result"]["stores"] == engine.to_dict()["stores"]
 
 
 def test_replay_names_each_bad_game_and_goes_on(tmp_path, capsys):
@@ -239,3 +245,124 @@ def test_the_example_in_docs_replays():
     game = json.loads(block)
     engine, records = gamelog.check_game(game)
     assert engine.over and records[-1]["kind"] == "resign"
+
+
+def _unfinished_log(path, rnd):
+    """Two finished games, then a Basic 3p game stopped after 7 moves by closing the tracker."""
+    tracker, said = make_log(path, rnd, count=2)
+    game = Game(Rules.from_dict({"variant": "basic", "players": 3}), first=1)
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 1})
+    for _ in range(7):
+        seat, pit = game.turn, rnd.choice(game.legal_moves())
+        rec = game.play(pit)
+        tracker.on_event({"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict()})
+    assert tracker.close_unfinished() == 7
+    return game, said
+
+
+def test_a_game_stopped_midway_is_written_unfinished(tmp_path):
+    log = tmp_path / "class.jsonl"
+    game, said = _unfinished_log(log, random.Random(8))
+    lines = log.read_text().splitlines()
+    assert len(lines) == 3
+    entry = json.loads(lines[2])
+    assert entry["unfinished"] is True and len(entry["moves"]) == 7 and entry["ended"]
+    assert entry["result"] == {"places": game.to_dict()["places"], "stores": game.to_dict()["stores"]}
+    assert "unfinished" not in json.loads(lines[0])
+    assert "3 moves" not in said[-1] and "unfinished, as far as it went: 7 moves, seat %d to move" % game.turn in said[-1]
+
+
+def test_a_new_game_on_the_board_keeps_the_old_one_unfinished(tmp_path):
+    log = tmp_path / "g.jsonl"
+    said = []
+    tracker = GameTracker(str(log), say=said.append)
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
+    rec = game.play(1)
+    tracker.on_event({"event": "move", "seat": 0, "pit": 1, "record": rec, "state": game.to_dict()})
+    fresh = Game(Rules.from_dict({"variant": "kalah"}), first=1)
+    tracker.on_event({"event": "new_game", "state": fresh.to_dict(), "first": 1})
+    assert tracker.game is not None and tracker.game["first"] == 1
+    entry = json.loads(log.read_text())
+    assert entry["unfinished"] is True and entry["moves"] == [{"seat": 0, "pit": 1, "t": entry["moves"][0]["t"]}]
+    # a new game straight after another, before any move, writes nothing
+    tracker.on_event({"event": "new_game", "state": fresh.to_dict(), "first": 1})
+    assert len(log.read_text().splitlines()) == 1
+
+
+def test_replay_and_stats_count_unfinished_games_as_unfinished(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    game, _ = _unfinished_log(log, random.Random(9))
+    assert cli.main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "3 game(s), 3 replay correctly (1 of them unfinished: recording stopped before the game ended), 0 do not." in out
+    assert cli.main(["replay", str(log), "--step", "--game", "3", "--delay", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "7 moves (unfinished)." in out and out.count("\nMove ") == 7
+    assert "The game is unfinished: recording stopped here, with seat %d to move." % game.turn in out
+    assert cli.main(["stats", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "2 game(s) counted, 0 skipped because they do not replay; 1 unfinished game(s) not counted." in out
+    assert "basic 3p" not in out.split("unfinished game(s) (recording")[0]  # no row for it in the tables
+    assert cli.main(["export", "--csv", str(log), "--out", str(tmp_path / "m.csv")]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "m.csv").read_text())))
+    assert [r["unfinished"] for r in rows].count("1") == 7
+    # marked unfinished but the moves end the game, or unmarked but stopping early: both named
+    entry = json.loads(log.read_text().splitlines()[0])
+    entry["unfinished"] = True
+    cut = json.loads(log.read_text().splitlines()[2])
+    del cut["unfinished"]
+    log.write_text(json.dumps(entry) + "\n" + json.dumps(cut) + "\n")
+    assert cli.main(["replay", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert "line 1: it is marked unfinished, but its moves end the game." in out
+    assert "line 2: the moves stop before the game ends" in out
+
+
+def test_only_unfinished_games_plot_nothing_but_say_so(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    log.write_text("")
+    _unfinished_log(log, random.Random(10))
+    only = [l for l in log.read_text().splitlines() if '"unfinished":true' in l]
+    log.write_text(only[0] + "\n")
+    assert cli.main(["stats", str(log), "--plot", str(tmp_path / "p.png")]) == 1
+    out, err = capsys.readouterr()
+    assert "No finished games to count." in out and "There are no finished games to plot." in err
+    assert not (tmp_path / "p.png").exists()
+
+
+@pytest.mark.parametrize("content, said", [
+    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40, "is not a game log (line 1 is not JSON)."),
+    (b"game,file,line\n1,a,2\n" * 50, "is not a game log (line 1 is not JSON)."),
+    (b'{"rules": {"variant": "kalah"}}\n' * 20, "is not a game log (line 1 is not a game-log entry)."),
+    (b"", "is empty: it holds no games."),
+    (b"\n\n  \n", "is empty: it holds no games."),
+])
+def test_a_file_that_is_not_a_game_log_is_one_line(tmp_path, capsys, content, said):
+    path = tmp_path / "class.png"
+    path.write_bytes(content)
+    for argv in (["replay", str(path)], ["replay", str(path), "--step"], ["stats", str(path)],
+                 ["export", "--csv", str(path)], ["analyze", str(path)]):
+        assert cli.main(argv) == 1, argv
+        out, err = capsys.readouterr()
+        assert err == "%s %s\n" % (path, said), (argv, err)
+        assert "skipped" not in out and "Traceback" not in err
+
+
+def test_stats_reads_on_past_a_file_that_is_not_a_log(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    make_log(log, random.Random(14), count=2)
+    picture = tmp_path / "class.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" * 100)
+    assert cli.main(["stats", str(picture), str(log)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "%s is not a game log (line 1 is not JSON).\n" % picture
+    assert "2 game(s) counted, 0 skipped" in out
+
+
+def test_analyze_names_an_unfinished_game_as_unfinished(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    _unfinished_log(log, random.Random(15))
+    assert cli.main(["analyze", str(log), "--game", "3", "--nodes", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "7 moves; unfinished (recording stopped before the end)." in " ".join(out.split())

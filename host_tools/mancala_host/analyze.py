@@ -168,7 +168,7 @@ def analyse_game(game, analyst):
             row["cost"], row["mark"] = cost_of(row["pit"], row["best"], row["before"], row["after"])
         rows.append(row)
     return {"rules": game["rules"], "seats": game.get("seats"), "first": game["first"],
-            "result": game["result"], "moves": rows,
+            "result": game["result"], "unfinished": gamelog.is_unfinished(game), "moves": rows,
             "summary": summary(rows, engine.players)}
 
 
@@ -231,8 +231,10 @@ def _seat_text(seat):
     return "human"
 
 
-def _result_text(rules, result):
+def _result_text(rules, result, unfinished=False):
     places, stores = result["places"], result["stores"]
+    if unfinished:
+        return "unfinished (recording stopped before the end)"
     score = rules.get("variant") == "kalah"  # Basic is decided by who sheds first, not stores
     if len(places) == 2:
         if places == [1, 1]:
@@ -250,7 +252,8 @@ def game_lines(index, line, path, analysis):
     head = "Game %d (line %d of %s): %s; %s; seat %d starts; %d moves; %s." % (
         index, line, path, rules_label(analysis["rules"]),
         ", ".join("seat %d %s" % (s, _seat_text(k)) for s, k in enumerate(seats)) or "seats not logged",
-        analysis["first"], len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"]))
+        analysis["first"], len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"],
+                                                                   analysis.get("unfinished")))
     lines = _wrap(head)
     if analysis["rules"].get("players", 2) > 2:
         lines += _wrap("With 3 or 4 players the CPU's search is paranoid (everyone against the "

@@ -1,9 +1,12 @@
-"""The game log (docs/game-log.md): one JSON object per line, one line per finished game.
+"""The game log (docs/game-log.md): one JSON object per line, one line per game.
 
 The same code writes, reads and checks it, as python-chess does for PGN. `check_game` replays
 a game with the shared engine from its rules, first seat and moves alone, and says in one
 sentence why it does not add up; `read_log` yields each line's game or the reason it is
-unreadable, so `replay`, `stats` and `export` skip bad lines, count them and go on.
+unreadable, so `replay`, `stats` and `export` skip bad lines, count them and go on. A file
+that is not a game log at all (its first line is not a game-log entry) or is empty is one
+`BoardError`, not one complaint per line. A game that recording stopped in the middle of is
+written too, marked `"unfinished": true`, with the position it had reached as its result.
 """
 
 import json
@@ -29,8 +32,20 @@ def new_game(board, rules, seats, first, started=None):
             "moves": [], "result": None}
 
 
+def mark_unfinished(game, state):
+    """Close a game in progress as unfinished: its result is the position reached."""
+    game["ended"] = utc_now()
+    game["unfinished"] = True
+    game["result"] = {"places": list(state["places"]), "stores": list(state["stores"])}
+    return game
+
+
+def is_unfinished(game):
+    return game.get("unfinished") is True
+
+
 def append_game(path, game):
-    """Add one finished game as one line, written whole and synced, so a crash leaves either the
+    """Add one game as one line, written whole and synced, so a crash leaves either the
     whole line or (at worst) a torn last line that readers skip and the next write steps over."""
     line = json.dumps(game, separators=(",", ":"), sort_keys=True) + "\n"
     try:
@@ -47,23 +62,38 @@ def append_game(path, game):
         raise BoardError("Could not write the game log %s: %s." % (path, exc.strerror or exc))
 
 
+class NotAGameLog(BoardError):
+    """The file is empty, or its first line is not a game-log entry: one sentence for it all."""
+
+
 def read_log(path):
-    """(line number, game dict or None, reason or None) for every non-empty line of the log."""
+    """(line number, game dict or None, reason or None) for every non-empty line of the log.
+
+    Raises NotAGameLog for an empty file or one whose first line is not a game-log entry of
+    any version (a picture, a CSV, some other JSON), so that nobody gets a complaint per line."""
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as f:
             lines = f.readlines()
     except OSError as exc:
         raise BoardError("Could not read the game log %s: %s." % (path, exc.strerror or exc))
+    entries = []
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
         try:
             game = json.loads(text)
         except ValueError as exc:
-            yield number, None, "it is not valid JSON (%s)" % str(exc).split(":")[0]
+            if not entries and FORMAT not in text:  # a torn first entry still names the format
+                raise NotAGameLog("%s is not a game log (line %d is not JSON)." % (path, number))
+            entries.append((number, None, "it is not valid JSON (%s)" % str(exc).split(":")[0]))
             continue
+        if not entries and not (isinstance(game, dict) and game.get("format") == FORMAT):
+            raise NotAGameLog("%s is not a game log (line %d is not a game-log entry)." % (path, number))
         reason = _shape_problem(game)
-        yield number, (None if reason else game), reason
+        entries.append((number, (None if reason else game), reason))
+    if not entries:
+        raise NotAGameLog("%s is empty: it holds no games." % path)
+    return entries
 
 
 def _shape_problem(game):
@@ -81,6 +111,8 @@ def _shape_problem(game):
     result = game["result"]
     if not isinstance(result, dict) or "places" not in result or "stores" not in result:
         return "its 'result' needs 'places' and 'stores'"
+    if "unfinished" in game and not isinstance(game["unfinished"], bool):
+        return "its 'unfinished' is not true or false"
     return None
 
 
@@ -128,8 +160,12 @@ def check_game(game):
     records = []
     for number, move in enumerate(game["moves"], 1):
         records.append(apply_move(engine, move, number))
-    if not engine.over:
-        raise ValueError("the moves stop before the game ends (seat %s would move next)" % engine.turn)
+    if is_unfinished(game):
+        if engine.over:
+            raise ValueError("it is marked unfinished, but its moves end the game")
+    elif not engine.over:
+        raise ValueError("the moves stop before the game ends (seat %s would move next) and it "
+                         "is not marked unfinished" % engine.turn)
     state = engine.to_dict()
     result = game["result"]
     if state["places"] != result["places"] or state["stores"] != result["stores"]:
@@ -139,11 +175,19 @@ def check_game(game):
     return engine, records
 
 
-def good_games(paths, report=None):
-    """(path, line, game, records, final state) for every game that replays; `report(path, line, reason)` is
-    called for each one that does not."""
+def good_games(paths, report=None, unfinished=False):
+    """(path, line, game, records, final state) for every game that replays (unfinished ones
+    only when `unfinished`); `report(path, line, reason)` is called for each one that does not,
+    and `report(path, None, sentence)` for a file that is not a game log."""
     for path in paths:
-        for number, game, reason in read_log(path):
+        try:
+            entries = read_log(path)
+        except NotAGameLog as exc:
+            if report is None:
+                raise
+            report(path, None, str(exc))
+            continue
+        for number, game, reason in entries:
             if game is not None:
                 try:
                     engine, records = check_game(game)
@@ -153,4 +197,5 @@ def good_games(paths, report=None):
                 if report:
                     report(path, number, reason)
                 continue
-            yield path, number, game, records, engine.to_dict()
+            if unfinished or not is_unfinished(game):
+                yield path, number, game, records, engine.to_dict()

@@ -1,10 +1,13 @@
-"""`record`: follow the board's events and write every finished game to the game log.
+"""`record`: follow the board's events and write every game to the game log.
 
 `GameTracker` builds the game in progress from `new_game`, `move`, `resign` and `undo` events
 and checks every event's state against the engine, so a line it writes always replays. When
 the line goes away (unplugged, sim killed) the tracker is kept; after the board is back it
-compares the board's `state` with its own, recovers moves made while away by a short search,
-and otherwise drops the game with a message rather than write a broken record.
+compares the board's `state` with its own and recovers moves made while away by a short
+search. A game that cannot go on being recorded (record stops, the board starts a new game
+or a different one) is written as far as it went, marked unfinished, so no class loses a game.
+Seats are recorded as the board plays them: in demo mode every seat is the CPU at the demo
+level.
 """
 
 import sys
@@ -16,6 +19,7 @@ from .session import open_client
 
 HEARTBEAT_S = 3.0  # silence after which record asks the board for its state
 RECOVER_DEPTH = 4  # moves searched to bridge a gap while the board was away
+DEMO_LEVEL = 3  # the level demo mode plays every seat at (docs/protocol.md, `demo`)
 
 
 def _say(text):
@@ -32,6 +36,9 @@ class GameTracker:
         self.written = 0
         self.board = {}
         self.config = {}
+        self.demo = False  # demo mode: every seat is the CPU at demo_level
+        self.demo_level = DEMO_LEVEL
+        self.unfinished = 0
 
     # -- set-up and resync ----------------------------------------------------------------
     def attach(self, client):
@@ -72,20 +79,20 @@ class GameTracker:
             if self.engine.over:
                 self._finish()
             return
-        self.say("%s, but its game is not the one being recorded any more; the %d recorded "
-                 "move(s) of that game are dropped rather than written as a broken record."
-                 % (why, kept))
-        self.game = None
+        self.say("%s, but its game is not the one being recorded any more." % why)
+        self.close_unfinished()
 
     # -- events ---------------------------------------------------------------------------
     def on_event(self, ev):
         name = ev.get("event")
         if name == "config":
             self.config = ev.get("config") or self.config
+        elif name == "demo":
+            self.demo = ev.get("on") is True
         elif name == "new_game":
-            if self.game is not None and self.game["moves"]:
-                self.say("A new game was started; the unfinished game (%d move(s)) is not written."
-                         % len(self.game["moves"]))
+            if self.game is not None:
+                self.say("A new game was started before this one ended.")
+                self.close_unfinished()
             self._start(ev["state"], ev.get("first", ev["state"].get("turn")))
         elif name in ("move", "resign", "undo") and self.game is not None:
             self._follow(name, ev)
@@ -124,6 +131,8 @@ class GameTracker:
     # -- games ----------------------------------------------------------------------------
     def _start(self, state, first):
         seats = list(self.config.get("seats") or [])[:len(state["pits"])]
+        if self.demo:
+            seats = [{"kind": "cpu", "level": self.demo_level} for _ in state["pits"]]
         self.game = gamelog.new_game(dict(self.board), state["rules"], seats, first)
         self.engine = gamelog.start_engine(self.game)
         self.t0 = time.monotonic()
@@ -143,6 +152,21 @@ class GameTracker:
         self.say("Game %d written to %s: %d moves, stores %s, places %s." % (
             self.written, self.out, len(self.game["moves"]), state["stores"], state["places"]))
         self.game = None
+
+    def close_unfinished(self):
+        """Write the game in progress as far as it went, marked unfinished (nothing when it has
+        no moves yet); returns the number of moves written."""
+        game, self.game = self.game, None
+        if game is None or not game["moves"]:
+            return 0
+        gamelog.mark_unfinished(game, self.engine.to_dict())
+        gamelog.check_game(game)  # never write a line that does not replay
+        gamelog.append_game(self.out, game)
+        self.written += 1
+        self.unfinished += 1
+        self.say("Game %d written to %s unfinished, as far as it went: %d moves, seat %s to move."
+                 % (self.written, self.out, len(game["moves"]), self.engine.turn))
+        return len(game["moves"])
 
     def _t(self):
         return round(time.monotonic() - self.t0, 1)
@@ -229,10 +253,13 @@ def run(args, tracker=None):
                 quiet_since = time.monotonic()
                 tracker.on_event(ev)
     except KeyboardInterrupt:
-        n = tracker.in_progress
+        tracker.close_unfinished()
         tracker.say("Stopped: %d game(s) written to %s%s." % (
             tracker.written, args.out,
-            "; the unfinished game (%d move(s)) is not written" % n if n else ""))
+            " (%d of them unfinished)" % tracker.unfinished if tracker.unfinished else ""))
+    except BoardError:
+        tracker.close_unfinished()
+        raise
     finally:
         client.close()
     sys.stdout.flush()

@@ -1,7 +1,9 @@
 """`replay FILE`: check every game of a log with the engine; `--step` walks one game.
 
 The exit code is 0 when every game adds up and 1 when any does not (each one is named with
-its line and the reason), so a script can check a log.
+its line and the reason), so a script can check a log. A game marked unfinished (recording
+stopped before it ended) adds up when its moves reach the position it records; it is counted
+as unfinished, and `--step` ends it by saying so.
 """
 
 import sys
@@ -15,7 +17,7 @@ from .view import board_lines, record_words, rules_label
 def run(args):
     if args.step:
         return step(args)
-    total = 0
+    total = unfinished = 0
     bad = []
     for number, game, reason in gamelog.read_log(args.file):
         total += 1
@@ -26,15 +28,20 @@ def run(args):
                 reason = str(exc)
         if reason:
             bad.append((number, reason))
+        elif gamelog.is_unfinished(game):
+            unfinished += 1
     for number, reason in bad:
         print("%s line %d: %s." % (args.file, number, reason))
     good = total - len(bad)
-    print("%s: %d game(s), %d replay correctly, %d do not." % (args.file, total, good, len(bad)))
-    return 1 if bad or not total else 0
+    print("%s: %d game(s), %d replay correctly%s, %d do not." % (
+        args.file, total, good,
+        " (%d of them unfinished: recording stopped before the game ended)" % unfinished
+        if unfinished else "", len(bad)))
+    return 1 if bad else 0
 
 
 def _pick(args):
-    games = list(gamelog.read_log(args.file))
+    games = gamelog.read_log(args.file)
     if not 1 <= args.game <= len(games):
         raise BoardError("%s has %d game(s); --game must be from 1 to %d." % (args.file, len(games), len(games)))
     number, game, reason = games[args.game - 1]
@@ -50,9 +57,10 @@ def step(args):
     except ValueError as exc:
         raise BoardError("Game %d cannot be shown: %s." % (args.game, exc))
     interactive = args.delay is None and sys.stdin.isatty()
-    print("Game %d of %s: %s; seats %s; seat %d starts; %d moves." % (
+    print("Game %d of %s: %s; seats %s; seat %d starts; %d moves%s." % (
         args.game, args.file, rules_label(game["rules"]),
-        ", ".join(_seat(s) for s in game.get("seats") or []), game["first"], len(game["moves"])))
+        ", ".join(_seat(s) for s in game.get("seats") or []), game["first"], len(game["moves"]),
+        " (unfinished)" if gamelog.is_unfinished(game) else ""))
     _show(engine, args)
     for i, move in enumerate(game["moves"], 1):
         if interactive:
@@ -72,6 +80,10 @@ def step(args):
         print("Move %d%s%s: %s" % (i, stamp, by, record_words(record)))
         _show(engine, args)
     if not engine.over:
+        if gamelog.is_unfinished(game):
+            print("")
+            print("The game is unfinished: recording stopped here, with seat %d to move." % engine.turn)
+            return 0
         print("The log ends here, before the game is over.")
         return 1
     return 0

@@ -7,10 +7,13 @@ Figures, per variant:
 - game length in moves;
 - the average margin of decided games: in Kalah the winner's store minus the runner-up's; in
   Basic, where the first to shed all stones wins, the stones the runner-up still had in its
-  pits when the game ended (only games that end at the first finish have one).
+  pits at the move the winner finished (replayed from the log, so games that play on for
+  every place have one too).
+Unfinished games (recording stopped before the end) are counted as unfinished and nowhere else.
 """
 
 import csv
+import os
 import statistics
 import sys
 
@@ -20,10 +23,18 @@ from .view import variant_key
 
 
 def _collect(paths):
+    """Every game that replays, unfinished ones included; bad lines and files named on stderr."""
     bad = []
-    games = list(gamelog.good_games(paths, lambda p, n, why: bad.append((p, n, why))))
+    games = list(gamelog.good_games(paths, lambda p, n, why: bad.append((p, n, why)), unfinished=True))
+    if len(bad) == 1 and not games and bad[0][1] is None:
+        raise BoardError(bad[0][2])  # the one file given is not a game log: just that sentence
     for path, number, why in bad:
-        print("skipped %s line %d: %s." % (path, number, why), file=sys.stderr)
+        if number is None:  # a whole file that is not a game log: its own sentence
+            print(why, file=sys.stderr)
+        else:
+            print("skipped %s line %d: %s." % (path, number, why), file=sys.stderr)
+    if not games and bad and all(number is None for _, number, _ in bad):
+        raise BoardError("None of the %d files is a game log." % len(bad))
     return games, bad
 
 
@@ -35,7 +46,10 @@ def summarise(games):
         players = len(places)
         v = by.setdefault(variant_key(game["rules"]), {
             "players": players, "games": 0, "wins": [0] * players, "draws": 0,
-            "first_wins": 0, "lengths": [], "margins": []})
+            "first_wins": 0, "lengths": [], "margins": [], "unfinished": 0})
+        if gamelog.is_unfinished(game):  # no winner, no length: only counted as unfinished
+            v["unfinished"] += 1
+            continue
         v["games"] += 1
         winners = [s for s, p in enumerate(places) if p == 1]
         if len(winners) == 1:
@@ -45,12 +59,28 @@ def summarise(games):
             ranked = sorted(range(players), key=lambda s: places[s] if places[s] is not None else 99)
             if game["rules"].get("variant") == "kalah":
                 v["margins"].append(stores[ranked[0]] - stores[ranked[1]])
-            elif sum(final["pits"][ranked[1]]):
-                v["margins"].append(sum(final["pits"][ranked[1]]))
+            else:
+                v["margins"].append(_left_when_won(game, ranked[0], ranked[1]))
         else:
             v["draws"] += 1
         v["lengths"].append(sum(1 for m in game["moves"] if not m.get("resign")))
     return by
+
+
+def _left_when_won(game, winner, runner_up):
+    """Basic: the stones in the runner-up's pits at the move the winner finished."""
+    engine = gamelog.start_engine(game)
+    for number, move in enumerate(game["moves"], 1):
+        gamelog.apply_move(engine, move, number)
+        state = engine.to_dict()
+        if state["places"][winner] == 1:
+            return sum(state["pits"][runner_up])
+    return sum(engine.to_dict()["pits"][runner_up])
+
+
+def finished(by):
+    """The variants with at least one finished game, by name."""
+    return dict((name, v) for name, v in by.items() if v["games"])
 
 
 def _pct(n, d):
@@ -59,8 +89,12 @@ def _pct(n, d):
 
 def tables(by):
     """The tables as lines of text, ready for a slide."""
+    unfinished = sum(v["unfinished"] for v in by.values())
+    note = ["", "%d unfinished game(s) (recording stopped before the end) are not counted above." % unfinished] \
+        if unfinished else []
+    by = finished(by)
     if not by:
-        return ["No games to count."]
+        return ["No finished games to count."] + note[1:]
     out = []
     seats = max(v["players"] for v in by.values())
     head = "%-18s %6s " % ("variant", "games") + " ".join("%8s" % ("seat %d" % s) for s in range(seats)) + "  draws"
@@ -90,87 +124,55 @@ def tables(by):
         ls = by[name]["lengths"]
         out.append("%-18s %6d %7.1f %7.1f %5d %5d" % (name, len(ls), statistics.mean(ls), statistics.median(ls),
                                                       min(ls), max(ls)))
-    out += ["", "Average margin (Kalah: winner's store minus runner-up's; Basic: stones the runner-up had left)",
+    out += ["", "Average margin (Kalah: winner's store minus runner-up's; Basic: stones the runner-up had "
+            "left when the winner finished)",
             "%-18s %8s %8s" % ("variant", "games", "margin"), "-" * 36]
     for name in sorted(by):
         ms = by[name]["margins"]
         out.append("%-18s %8d %8s" % (name, len(ms), "%.1f" % statistics.mean(ms) if ms else "-"))
-    return out
+    return out + note
 
 
-def plot(by, path):
-    try:
-        import matplotlib
+# Formats the plot can be saved in; anything else is refused before any work is done.
+PLOT_FORMATS = ("png", "svg", "pdf")
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise BoardError("--plot needs matplotlib: pip install matplotlib (make venv installs it).")
-    from .view import SEAT_COLOURS
 
-    names = sorted(by)
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
-    ax = axes[0][0]
-    seats = max(by[n]["players"] for n in names) if names else 2
-    width = 0.8 / (seats + 1)
-    for s in range(seats):
-        vals = [by[n]["wins"][s] if s < by[n]["players"] else 0 for n in names]
-        ax.bar([i + s * width for i in range(len(names))], vals, width, label="seat %d" % s, color=SEAT_COLOURS[s % 4])
-    ax.bar([i + seats * width for i in range(len(names))], [by[n]["draws"] for n in names], width,
-           label="draws", color="#999999")
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))], names)
-    ax.set_title("Wins by seat")
-    ax.set_ylabel("games")
-    ax.set_ylim(0, max([max(by[n]["wins"] + [by[n]["draws"]]) for n in names] + [1]) * 1.45)  # room for the legend
-    ax.legend(ncol=3, fontsize=8, loc="upper right")
-    ax = axes[0][1]
-    first = [100.0 * by[n]["first_wins"] / by[n]["games"] for n in names]
-    fair = [100.0 / by[n]["players"] for n in names]
-    ax.bar(range(len(names)), first, 0.6, color="#0072B2", label="first seat won")
-    ax.scatter(range(len(names)), fair, color="#D55E00", marker="_", s=900, linewidths=3, label="fair share", zorder=3)
-    ax.set_xticks(range(len(names)), names)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("% of games")
-    ax.set_title("First player's advantage")
-    ax.legend()
-    ax = axes[1][0]
-    ax.boxplot([by[n]["lengths"] for n in names])
-    ax.set_xticks(range(1, len(names) + 1), names)
-    ax.set_ylabel("moves")
-    ax.set_title("Game length")
-    ax = axes[1][1]
-    means = [statistics.mean(by[n]["margins"]) if by[n]["margins"] else 0 for n in names]
-    ax.bar(range(len(names)), means, 0.6, color="#009E73")
-    ax.set_xticks(range(len(names)), names)
-    ax.set_ylabel("stones")
-    ax.set_title("Average margin (Kalah: stores; Basic: runner-up's stones left)")
-    fig.suptitle("%d games" % sum(by[n]["games"] for n in names))
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=100)
-    except OSError as exc:
-        raise BoardError("Could not write the plot %s: %s." % (path, exc.strerror or exc))
-    finally:
-        plt.close(fig)
+def plot_path(path):
+    """The file the plot will be written to: PATH itself, or PATH.png when it has no extension.
+    An extension that is not a format we write is one sentence listing the ones we do."""
+    ext = os.path.splitext(path)[1]
+    if not ext:
+        return path + ".png"
+    if ext[1:].lower() not in PLOT_FORMATS:
+        raise BoardError("--plot cannot write %s: a plot is saved as %s; give the file one of "
+                         "those extensions." % (path, ", ".join("." + f for f in PLOT_FORMATS)))
+    return path
 
 
 def run(args):
+    path = plot_path(args.plot) if args.plot else None
     games, bad = _collect(args.files)
-    for line in tables(summarise(games)):
+    by = summarise(games)
+    for line in tables(by):
         print(line)
     print("")
-    print("%d game(s) counted, %d skipped because they do not replay." % (len(games), len(bad)))
-    if args.plot:
-        if not games:
-            raise BoardError("There are no games to plot.")
-        plot(summarise(games), args.plot)
-        print("Plot written to %s." % args.plot)
+    unfinished = sum(v["unfinished"] for v in by.values())
+    print("%d game(s) counted, %d skipped because they do not replay%s." % (
+        len(games) - unfinished, sum(1 for b in bad if b[1] is not None),
+        "; %d unfinished game(s) not counted" % unfinished if unfinished else ""))
+    if path:
+        if not finished(by):
+            raise BoardError("There are no finished games to plot.")
+        from .plot import draw
+
+        draw(finished(by), path)
+        print("Plot written to %s." % path)
     return 0
 
 
 COLUMNS = ["game", "file", "line", "variant", "players", "pits", "seeds", "first", "started",
            "move", "seat", "action", "pit", "by", "t", "stones", "last", "capture", "extra",
-           "finished", "stores_after"]
+           "finished", "stores_after", "unfinished"]
 
 
 def run_export(args):
@@ -198,9 +200,11 @@ def run_export(args):
                                  move.get("by", ""), move.get("t", ""), rec.get("stones", ""), last,
                                  cap.get("stones") if cap else 0, int(bool(rec.get("extra"))),
                                  " ".join(str(s) for s in rec.get("finished") or []),
-                                 " ".join(str(s) for s in engine.to_dict()["stores"])])
+                                 " ".join(str(s) for s in engine.to_dict()["stores"]),
+                                 int(gamelog.is_unfinished(game))])
     finally:
         if args.out:
             stream.close()
-    print("%d game(s) exported, %d skipped because they do not replay." % (len(games), len(bad)), file=sys.stderr)
+    print("%d game(s) exported, %d skipped because they do not replay." % (
+        len(games), sum(1 for b in bad if b[1] is not None)), file=sys.stderr)
     return 0
