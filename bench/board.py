@@ -25,10 +25,10 @@
    (tests/boardsim.py; the fakes of machine and rp2 share that heap, a Pico's built-in ones do
    not; the MPR121 models run in their device process, sim/devices.py).
 
-Times are scaled to the RP2040 as docs/architecture.md §10 says: a 10^6-pass `for` loop with one
-integer add takes about 7984 ms on a Pico at 125 MHz; the same loop is timed here (a tenth of
-it just before and just after each touch run, which is scaled by that; six whole loops for
-the frame times) and every time is multiplied by 7984 / that. Medians over --runs runs (11;
+Times are scaled to the RP2040 as docs/architecture.md §10 says: bench/calibration.py's
+add_test, the published benchmark function, takes 7984 ms on a Pico at 125 MHz; it is timed
+here (a tenth of it just before and just after each touch run, which is scaled by that; six
+whole runs for the frame times) and every time is multiplied by 7984 / that. Medians over --runs runs (11;
 the host is shared and noisy, so the middle half of the touch runs is printed too). Heap
 sizes on the 64-bit unix port overstate the RP2040's by up to 2x.
 """
@@ -48,7 +48,10 @@ sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
 
 from boardsim import Board, BoardGone, MICROPYTHON, PROFILES, micropypath  # noqa: E402
 
-PICO_LOOP_MS = 7984.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibration  # noqa: E402
+
+PICO_LOOP_MS = calibration.PICO_MS
 from mancala_fw.app.loop import PAD_MS as POLL_MS  # noqa: E402  the main loop's pad poll interval
 from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402  a CPU search's slice between two passes
 MPR121_MS = 5       # SFI 4 samples x ESI 1 ms + 1 debounce sample, as drivers/mpr121.py sets it
@@ -62,15 +65,8 @@ PROBE = r"""
 import gc, json, time
 from time import ticks_us, ticks_diff, ticks_ms, ticks_add
 
-# The calibration loop at module level (globals), through exec(), as bench/calibration.py
-# runs it for every bench. Inside a function the unix port runs it ~1.6x faster.
-_LOOP = "t = ticks_us()\nx = 0\nfor i in range(%d):\n    x += 1\nd = ticks_diff(ticks_us(), t)\n"
-
-def calibrate(passes=1000000):
-    # ms for the 10^6-pass loop (passes=100000 runs a tenth of it and multiplies by 10)
-    g = {"ticks_us": ticks_us, "ticks_diff": ticks_diff}
-    exec(_LOOP % passes, g)
-    return g["d"] / 1000 * (1000000 // passes)
+# calibrate(passes) is bench/calibration.py's (the published add_test), written before this
+# script: ms for 10^6 passes (passes=100000 runs a tenth of them and multiplies by 10).
 
 from mancala_fw import profile as profiles
 from mancala_fw.app import App
@@ -276,7 +272,7 @@ def probe(runs):
     try:
         shutil.copy(os.path.join(PROFILES, "quad.json"), os.path.join(flash, "profile.json"))
         with open(os.path.join(flash, "probe.py"), "w") as f:
-            f.write("RUNS = %d\n" % runs + PROBE)
+            f.write(calibration.source() + "RUNS = %d\n" % runs + PROBE)
         env = dict(os.environ, MICROPYPATH=micropypath())
         out = subprocess.run([MICROPYTHON, "-X", "heapsize=4M", "probe.py"], cwd=flash, env=env,
                              capture_output=True, text=True, timeout=600)
@@ -382,7 +378,7 @@ def main(argv=None):
     ordered = sorted(m["frame_ms"])
     frame_p90 = ordered[(9 * len(ordered)) // 10] * ratio
     frame_worst = ordered[-1] * ratio
-    print("calibration: 10^6-pass loop %.1f ms here (median of 6) -> RP2040 factor %.0fx"
+    print("calibration: add_test %.1f ms here (median of 6) -> RP2040 factor %.0fx"
           % (m["calibration_ms"], ratio))
     _, i2c, cpu, led = report_touch("a move", m["touch_us"], m["i2c_hz"])
     report_touch("a refused pit", m["refusal_us"], m["i2c_hz"])

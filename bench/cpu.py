@@ -5,8 +5,8 @@
     .venv/bin/python bench/cpu.py --fit basic 3000   # refit evaluate.py's tables (numpy)
 
 Method (docs/cpu.md says the same):
-1. Under the MicroPython unix port, in one run: the calibration loop (a 10**6-pass for loop
-   with one add, ~7984 ms on a Pico at 125 MHz), then level-5 searches on positions from
+1. Under the MicroPython unix port, in one run: the calibration (bench/calibration.py's
+   add_test, 7984 ms on a Pico at 125 MHz), then level-5 searches on positions from
    real games. The node rate gives the nodes one RP2040-second buys for each variant. For
    the move times the search reads an RP2040 clock (ticks_us here, slowed by the calibration
    ratio), with budget_ms = 1000 and step(SLICE_MS) as the app calls it; the faster of two runs
@@ -108,18 +108,14 @@ from mancala import Game, Rules
 from mancala.cpu import Search, Rng
 gc.collect()
 code = gc.mem_alloc() - base
-# The calibration loop at module level (globals), through exec(), as bench/calibration.py
-# runs it: inside a function the unix port runs it ~1.6x faster.
+# calibrate() is bench/calibration.py's (the published add_test), put before this script
+# by micropython_run.
 def cal():
-    g = {"T": time.ticks_ms, "D": time.ticks_diff}
-    exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)
-    return g["d"]
+    return calibrate()
 VARIANTS = (("kalah", {"variant": "kalah"}), ("basic2", {"variant": "basic"}),
             ("basic4", {"variant": "basic", "players": 4}))
 def cal_short():
-    g = {"T": time.ticks_us, "D": time.ticks_diff}
-    exec("t = T()\nx = 0\nfor i in range(100000):\n    x += 1\nd = D(T(), t)\n", g)
-    return g["d"] / 100000  # us per pass
+    return calibrate(100000) * 1000 / 1000000  # us per add_test pass
 c = min(cal() for _ in range(3))
 print("CAL", c)
 # Node rate: fixed-node searches on positions from random games, fastest of 3 runs each
@@ -154,8 +150,9 @@ print("CODE", code)
 # arithmetic only, so the clock allocates nothing and the heap figures stay clean.
 import mancala.cpu as CPU, mancala.negamax as NEG
 T0 = time.ticks_us()
+CAL_US = int(c * 1000)
 def pico_ms():
-    return (time.ticks_diff(time.ticks_us(), T0) * %(pico)d // (c * 1000)) & 0x3FFFFFFF
+    return (time.ticks_diff(time.ticks_us(), T0) * %(pico)d // CAL_US) & 0x3FFFFFFF
 CPU.ticks_ms = pico_ms
 NEG.ticks_ms = pico_ms
 # Move times and heap: level 5 with one RP2040-second, playing against random replies. Each
@@ -207,7 +204,7 @@ def measure_on_micropython(games):
         if not f:
             continue
         if f[0] == "CAL":
-            cals.append(int(f[1]))
+            cals.append(float(f[1]))
         elif f[0] == "CODE":
             code = int(f[1])
         elif f[0] == "RATE":
@@ -323,12 +320,12 @@ def main(argv):
           flush=True)
     cal, rates, code, moves = measure_on_micropython(2 if quick else 4)
     scale = PICO_CAL_MS / cal
-    budget = max(1, 1000 * cal // PICO_CAL_MS)
-    print("calibration loop %d ms here (fastest run) -> RP2040 = %.0f x slower; "
+    budget = max(1, int(1000 * cal // PICO_CAL_MS))
+    print("calibration (add_test) %d ms here (fastest run) -> RP2040 = %.0f x slower; "
           "1 s there = %d ms here" % (cal, scale, budget))
     nodes = {}
     for name in sorted(rates):
-        # a Pico pass takes 7.984 us, so RP2040 us per node = ratio * 7.984
+        # an add_test pass takes 7.984 us on a Pico, so RP2040 us per node = ratio * 7.984
         us = _median(rates[name]) * PICO_CAL_MS / 1000.0
         # The search stops 1/25 of its budget early (cpu.py), and on the board it gets SLICE_MS
         # of every PAD_MS (the main loop polls the pads in between: bench/board.py measures

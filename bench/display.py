@@ -3,8 +3,8 @@
 
 Run by `make bench` under CPython, which re-runs this file under the MicroPython unix port
 (.venv/bin/micropython) where the timing happens. Each time is scaled to a Pico by the
-calibration loop of bench/calibration.py (docs/architecture.md §10: a 10^6-pass module-level
-for loop with one integer add, taken as 7984 ms on a Pico at 125 MHz), timed in the same run:
+calibration of bench/calibration.py (docs/architecture.md §10: the published add_test, 7984 ms
+on a Pico at 125 MHz with MicroPython v1.23), timed in the same run:
     rp2040_ms = unix_ms * 7984 / calibration_ms
 "pad touch -> first show" runs from display.lift() (which the app calls for a legal pit before
 the engine plays it) to the moment the display hands the first chain to the LED output
@@ -39,8 +39,7 @@ def _median(xs):
 
 
 def _calibration_ms(root):
-    # bench/calibration.py's loop, run at module level through exec() as every bench runs it
-    # (inside a function the unix port runs it ~1.6x faster).
+    # bench/calibration.py's add_test, the published benchmark function
     ns = {}
     with open(root + "/bench/calibration.py") as f:
         exec(f.read(), ns)
@@ -160,7 +159,7 @@ def _inner(root):
         est = _median([times[i] * PICO_CALIBRATION_MS / cal[i] for i in range(len(cal))])
         print("%-44s unix %7.3f ms   RP2040 est %6.1f ms   %s" % (what, ms, est, budget(est)))
 
-    print("calibration loop (10^6 adds, module level): unix %.1f ms (median of %d), "
+    print("calibration (add_test): unix %.1f ms (median of %d), "
           "Pico %d ms -> x%.0f" % (c, len(cal), PICO_CALIBRATION_MS, PICO_CALIBRATION_MS / c))
     line("full frame, quad %d LEDs (build + limit)" % p.total_leds, full,
          lambda e: "(%.0f fps)" % (1000 / e))

@@ -5,9 +5,9 @@
 Three paths: the public one (legal_moves() + play(), with move records), Game.push() (the
 engine's lean path, which still copies the board per move) and the CPU's SearchBoard.make()
 (no copy beyond a preallocated snapshot). Each runs under CPython and under the MicroPython
-unix port; the RP2040 figure scales the MicroPython one by a calibration loop timed in the
-same MicroPython run (10**6 passes of a for loop with one add: ~7984 ms on a Pico at
-125 MHz, MicroPython v1.23). Every figure is the median of several runs.
+unix port; the RP2040 figure scales the MicroPython one by bench/calibration.py's add_test,
+timed in the same MicroPython run (7984 ms on a Pico at 125 MHz, MicroPython v1.23). Every
+figure is the median of several runs.
 """
 import os
 import subprocess
@@ -16,7 +16,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "firmware", "lib")
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
-PICO_CAL_MS = 7984
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibration  # noqa: E402
+
+PICO_CAL_MS = calibration.PICO_MS
 TARGET = 1500  # Kalah(6,4) random playouts, moves per second on the RP2040
 
 # Runs unchanged under CPython and MicroPython; prints "RATE <variant> <path> <moves/s>".
@@ -42,12 +45,9 @@ VARIANTS = [("kalah(6,4)", {"variant": "kalah"}),
             ("basic-4p-4", {"variant": "basic", "players": 4, "pits": 4}),
             ("basic-4p-6", {"variant": "basic", "players": 4})]
 
-# The calibration loop at module level (globals), through exec(), as bench/calibration.py
-# runs it: inside a function the unix port runs it ~1.6x faster.
+# calibrate() is bench/calibration.py's (the published add_test), put before this script.
 def cal():
-    g = {"T": ticks_ms, "D": ticks_diff}
-    exec("t = T()\nx = 0\nfor i in range(1000000):\n    x += 1\nd = D(T(), t)\n", g)
-    return g["d"]
+    return calibrate() if ticks_us is not None else 0
 
 def playouts(rules, rng, ms, lean_push):
     # Random playouts through the public play() or the lean push(), for ms milliseconds.
@@ -102,7 +102,9 @@ print("CAL", min(cal() for _ in range(3)))
 
 
 def micropython_run(script, args=(), heap="2M"):
-    """Runs script text under the MicroPython unix port with firmware/lib on the path."""
+    """Runs script text under the MicroPython unix port with firmware/lib on the path, after
+    bench/calibration.py's text (so the script can call calibrate())."""
+    script = calibration.source() + script
     env = dict(os.environ, MICROPYPATH=LIB)
     proc = subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap, "-c", script] + list(args),
                           env=env, capture_output=True, text=True, timeout=3600)
@@ -112,6 +114,7 @@ def micropython_run(script, args=(), heap="2M"):
 
 
 def cpython_run(script, args=()):
+    script = calibration.source() + script
     env = dict(os.environ, PYTHONPATH=LIB)
     proc = subprocess.run([sys.executable, "-c", script] + list(args), env=env,
                           capture_output=True, text=True, timeout=3600)
@@ -128,7 +131,7 @@ def _parse(out):
         if f and f[0] == "RATE":
             rates[(f[1], f[2])] = int(f[3])
         elif f and f[0] == "CAL":
-            cals.append(int(f[1]))
+            cals.append(float(f[1]))
     return rates, cals
 
 
@@ -140,8 +143,8 @@ def main(argv):
     # The calibration loop is timed before and after; the mean stands for the whole run.
     cal = sum(cals) / len(cals)
     scale = cal / PICO_CAL_MS
-    print("calibration loop under MicroPython: %s ms (Pico: %d ms) -> RP2040 = unix / %.0f"
-          % (cals, PICO_CAL_MS, 1 / scale))
+    print("calibration (add_test) under MicroPython: %s ms (Pico: %d ms) -> RP2040 = unix / %.0f"
+          % (["%.0f" % c for c in cals], PICO_CAL_MS, 1 / scale))
     print("%-20s %-7s %12s %14s %14s" % ("variant", "path", "CPython", "MicroPython",
                                          "RP2040 est."))
     verdict = {}
