@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test bench deploy venv clean browser
+.PHONY: sim test bench deploy venv clean browser rp2040
 
 # make venv: create or update .venv; quick when pyproject.toml has not changed.
 venv: $(STAMP)
@@ -15,10 +15,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
-sim: $(STAMP)
+sim: $(STAMP) rp2040
 	$(BIN)/mancala-board sim $(SIMFLAGS)
 
-test: $(STAMP) browser
+test: $(STAMP) browser rp2040
 	$(BIN)/python -m pytest -q $(PYTEST_FLAGS)
 
 # The web view is tested in a real headless Chromium: Debian's package, not a test tool's
@@ -28,6 +28,22 @@ browser:
 	  echo "Installing Debian's chromium and chromium-driver for the web view tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium chromium-driver; }
+
+# The emulated Pico (sim --target rp2040): rp2040js from npm at the version the lockfile
+# pins, installed with `npm ci`; Node.js and npm from Debian when missing.  The RP2040 images
+# come from MANCALA_RP2_MIRROR (else build/rp2/): README, "The emulated Pico".
+RP2040_JS := host_tools/mancala_host/sim/rp2040
+RP2040_STAMP := $(RP2040_JS)/node_modules/.installed
+
+rp2040: $(RP2040_STAMP)
+
+$(RP2040_STAMP): $(RP2040_JS)/package-lock.json
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  echo "Installing Debian's nodejs and npm for the emulated Pico"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs npm; }
+	cd $(RP2040_JS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 bench: $(STAMP)
 	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/drivers.py bench/heap32.py; do \

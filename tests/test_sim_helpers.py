@@ -83,3 +83,12 @@ def sim_env(**extra):
 def start_sim(*args, **popen):
     env = popen.pop("env", None) or sim_env()
     return subprocess.Popen(sim_command(*args), env=env, **popen)
+
+
+def one_sentence(err):
+    """The launcher's refusal: exactly one line, `mancala-board sim: ...`, no traceback."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert lines[0].startswith("mancala-board sim: ")
+    return lines[0]

@@ -12,21 +12,13 @@ import time
 
 import pytest
 
-from test_sim_helpers import ROOT, echo_main, sim_command, sim_env, start_sim
+from test_sim_helpers import ROOT, echo_main, one_sentence, sim_command, sim_env, start_sim
 
 from mancala_host.sim import launcher
 
 serial = pytest.importorskip("serial")
 LIB = os.path.join(ROOT, "firmware", "lib")
 REAL_MAIN = os.path.join(ROOT, "firmware", "main.py")
-
-
-def one_sentence(err):
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    assert lines[0].startswith("mancala-board sim: ")
-    return lines[0]
 
 
 @pytest.mark.parametrize("args, says", [

@@ -9,7 +9,15 @@ is a pipe. Messages, as fakes/machine.py's _Wire sends them:
     request   op, address, register, count (4 bytes), then count data bytes for "w"
     answer    status (0, or the errno machine.I2C raises: 5 = EIO, no ACK), then for "r"
               count bytes, for "s" 8 address slots (0 = empty)
-    ops       "r" read from a register on, "w" write from a register on, "s" scan
+    ops       "r" read from a register on, "w" write from a register on, "s" scan,
+              "c" clock (no answer): count is 8 and the data the emulated time in µs
+              (little-endian), which the models' clock follows from then on. The emulated
+              Pico (sim/rp2040/) sends it before every transfer, so the models run on
+              emulated time; the unix target never does, and they run on the real clock.
+
+With MANCALA_SIM_TRACE set (the emulated Pico's --trace file), each finger change the models
+apply is appended to it as {"t_us": T, "kind": "pad", "chip": "0x5a", "electrode": E,
+"on": true}.
 
 The process ends when the board closes its end (the board stopped, or was killed: a power
 cut takes the chips' power too). Touch commands (MANCALA_SIM_TOUCH, docs/sim.md §6) are read
@@ -125,10 +133,13 @@ def serve(rx, tx, bus):
             return
         op, addr, reg, count = head
         data = b""
-        if op == ord("w") and count:
+        if op in (ord("w"), ord("c")) and count:
             data = _read_exactly(rx, count)
             if data is None:
                 return
+        if op == ord("c"):
+            _emulated_clock(int.from_bytes(data, "little"))
+            continue
         try:
             if op == ord("w"):
                 bus.write(addr, reg, data)
@@ -155,6 +166,24 @@ def serve(rx, tx, bus):
             return
 
 
+def _emulated_clock(us):
+    import simclock  # from FAKES, on sys.path once main() has run
+
+    simclock.freeze(us)
+
+
+def _trace_writer(path):
+    import json
+
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def pad_changed(addr, electrode, on, t_us):
+        line = {"t_us": t_us, "kind": "pad", "chip": "0x%02x" % addr, "electrode": electrode,
+                "on": on}
+        os.write(fd, (json.dumps(line) + "\n").encode())
+    return pad_changed
+
+
 def main(argv):
     rx, tx = int(argv[1]), int(argv[2])
     sys.path.append(FAKES)
@@ -163,6 +192,9 @@ def main(argv):
     bus = mpr121_model.reset_bus()
     path = os.getenv("MANCALA_SIM_TOUCH")
     bus.feed = _Feed(path) if path else None
+    trace = os.getenv("MANCALA_SIM_TRACE")
+    if trace:
+        bus.listen(_trace_writer(trace))
     try:
         serve(rx, tx, bus)
     except KeyboardInterrupt:

@@ -1,7 +1,11 @@
-"""`mancala-board sim`: runs the real firmware under the MicroPython unix port as a virtual board.
+"""`mancala-board sim`: runs the real firmware on a virtual board.
 
-    mancala-board sim [--stdio | --pty LINK] [--flash DIR] [--heapsize N]
-                      [--profile duo|quad] [--missing-chip 0x5B ...]
+    mancala-board sim [--target unix|rp2040] [--stdio | --pty LINK] [--flash DIR]
+                      [--heapsize N] [--profile duo|quad] [--missing-chip 0x5B ...]
+                      [--image UF2] [--blank] [--trace FILE]
+
+--target unix (the default) is described here; --target rp2040 runs the stock MicroPython
+image on an emulated Pico instead (sim/rp2040.py), with the same channels and modes.
 
 The board process is `micropython -X heapsize=N firmware/main.py` with the fakes first on
 MICROPYPATH, its working directory the virtual flash (holding profile.json, as `deploy` puts
@@ -37,8 +41,12 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser():
     p = _Parser(prog="mancala-board sim",
-                description="Run the board firmware on a virtual board (MicroPython unix port).",
+                description="Run the board firmware on a virtual board: the MicroPython unix "
+                            "port, or an emulated Pico (--target rp2040).",
                 epilog="Keys, gestures and the channels are described in docs/sim.md.")
+    p.add_argument("--target", choices=("unix", "rp2040"), default="unix",
+                   help="unix: the MicroPython unix port (default, quick); rp2040: the stock "
+                        "MicroPython image on an emulated Pico (rp2040js)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true",
                       help="headless: the serial line is this process's stdin/stdout")
@@ -48,9 +56,9 @@ def _parser():
                    help="where the terminal view puts its pty link (default ./%s)" % DEFAULT_LINK)
     p.add_argument("--flash", metavar="DIR",
                    help="virtual flash directory, kept between runs (default: a temporary one)")
-    p.add_argument("--heapsize", metavar="N", default=DEFAULT_HEAPSIZE,
-                   help="MicroPython heap, e.g. 160k (default %s; docs/sim.md says why)"
-                   % DEFAULT_HEAPSIZE)
+    p.add_argument("--heapsize", metavar="N",
+                   help="unix target: MicroPython heap, e.g. 160k (default %s; docs/sim.md "
+                        "says why)" % DEFAULT_HEAPSIZE)
     p.add_argument("--profile", metavar="NAME", default="duo",
                    help="board profile from hardware/profiles (default duo)")
     p.add_argument("--main", metavar="FILE",
@@ -60,7 +68,32 @@ def _parser():
                         ".mpy cache (for debugging; needs a bigger heap)")
     p.add_argument("--missing-chip", metavar="ADDR", action="append", default=[],
                    help="start with this MPR121 unplugged, e.g. 0x5B (repeatable)")
+    p.add_argument("--image", metavar="UF2",
+                   help="rp2040 target: run this image instead of the stock MicroPython one; "
+                        "the filesystem gets only profile.json")
+    p.add_argument("--blank", action="store_true",
+                   help="rp2040 target: start with an empty filesystem (deploy onto it)")
+    p.add_argument("--trace", metavar="FILE",
+                   help="rp2040 target: append JSON lines with the emulated time of each pad "
+                        "change, LED frame and serial line to FILE")
     return p
+
+
+def _check_target(args):
+    """Options that belong to one target only: one sentence for the other."""
+    if args.target == "rp2040":
+        if args.heapsize is not None:
+            raise UsageError("--heapsize is for the unix target: the emulated Pico has the stock "
+                             "image's own heap")
+        if args.source:
+            raise UsageError("--source is for the unix target: the emulated Pico runs what "
+                             "deploy puts on a board")
+    else:
+        for name in ("image", "blank", "trace"):
+            if getattr(args, name):
+                raise UsageError("--%s needs --target rp2040" % name)
+    if args.image and args.blank:
+        raise UsageError("--image and --blank do not go together: an image brings its own code")
 
 
 def find_root():
@@ -141,15 +174,22 @@ class Setup:
     def __init__(self, args):
         self.args = args
         self.root = find_root()
-        self.heapsize = _heapsize(args.heapsize)
+        self.scratch = None         # a temporary directory this launcher removes on exit
+        _check_target(args)
         self.profile_path = _profile(self.root, args.profile)
         chips = _chips(self.profile_path, args.missing_chip)
+        if args.target == "rp2040":
+            from .rp2040 import Rp2040Setup
+            board = Rp2040Setup(args, self.root, self.profile_path, chips, self.scratch_dir)
+            self.heapsize = board.heapsize
+            self.flash, self.env, self.argv = board.flash, board.env, board.argv
+            return
+        self.heapsize = _heapsize(args.heapsize or DEFAULT_HEAPSIZE)
         self.micropython = find_micropython(self.root)
         self.main_py = os.path.abspath(args.main) if args.main else \
             os.path.join(self.root, "firmware", "main.py")
         if not os.path.isfile(self.main_py):
             raise UsageError("%s is missing, so the board has nothing to run" % self.main_py)
-        self.scratch = None         # a temporary directory this launcher removes on exit
         if args.flash:
             self.flash = os.path.abspath(args.flash)
         else:

@@ -47,6 +47,7 @@ class MPR121Model:
         self.changed_us = [None] * 12  # when the finger last changed; None = long settled
         self.queue = []  # (electrode, on, delta) waiting for the previous change to settle
         self.pointer = 0  # register pointer for bare writeto/readfrom transfers
+        self.listener = None  # listener(address, electrode, on, t_us) at each finger change
         self.power_on_reset()
 
     # -- chip state ---------------------------------------------------------------------
@@ -100,6 +101,8 @@ class MPR121Model:
             self.delta[e] = item[2]
             self.changed_us[e] = now
             blocked |= bit  # one change per pad per read
+            if self.listener is not None:
+                self.listener(self.address, e, item[1], now)
         self.queue = keep
 
     def _start_run(self):
@@ -220,6 +223,11 @@ class Bus:
             self.chips[a] = MPR121Model(a)
         self.feed = TouchFeed(touch_path) if touch_path else None
         self.bad_lines = 0
+
+    def listen(self, listener):
+        """Call listener(address, electrode, on, t_us) at each finger change a chip applies."""
+        for c in self.chips.values():
+            c.listener = listener
 
     def chip(self, addr):
         c = self.chips.get(addr)

@@ -1,0 +1,230 @@
+"""`mancala-board sim --target rp2040`: the firmware on an emulated Pico (rp2040js).
+
+The board is the stock MicroPython RPI_PICO image running on rp2040js (the Node harness in
+sim/rp2040/), with our firmware on its littlefs exactly as `make deploy` puts it on a Pico:
+firmware/lib compiled by `mpy-cross -march=armv6m`, main.py, profile.json. docs/sim.md
+("How it is put together") describes the pieces.
+
+- The image and the boot ROM come from MANCALA_RP2_MIRROR (else build/rp2/), checked against
+  its SHA256SUMS.
+- The board's whole 2 MB flash is the file flash.bin in the flash directory. The harness
+  writes every erase and program through to it, so a restart on the same directory (after a
+  SIGKILL, say) comes back to what the board saved. At each start the deploy files that
+  differ from the source are rewritten in its filesystem, as a deploy would; nothing else in
+  it is touched.
+"""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+
+from .launcher import UsageError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HARNESS_DIR = os.path.join(HERE, "rp2040")
+HARNESS = os.path.join(HARNESS_DIR, "harness.mjs")
+MIRROR_ENV = "MANCALA_RP2_MIRROR"
+IMAGE = "RPI_PICO-v1.28.0.uf2"
+BOOTROM = "bootrom-b1.bin"
+FLASH_FILE = "flash.bin"
+FLASH_SIZE = 2 * 1024 * 1024
+# The rp2 port's filesystem on RPI_PICO: littlefs v2 from flash offset 0xA0000 to the end.
+FS_OFFSET = 0xA0000
+FS_BLOCK = 4096
+FS_BLOCKS = 352
+FS_PROG = 256   # rp2's _boot.py mounts with progsize=256
+FS_READ = 32    # MicroPython's VfsLfs2 defaults
+FS_LOOKAHEAD = 32
+
+
+def mirror(root):
+    """The folder holding the RP2040 images: MANCALA_RP2_MIRROR, else build/rp2/."""
+    return os.environ.get(MIRROR_ENV) or os.path.join(root, "build", "rp2")
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def checked(folder, name):
+    """Path of folder/name after checking it against folder/SHA256SUMS; UsageError if not."""
+    path = os.path.join(folder, name)
+    sums = os.path.join(folder, "SHA256SUMS")
+    if not os.path.isfile(path) or not os.path.isfile(sums):
+        raise UsageError("%s is missing: set %s to the folder with the RP2040 images, or fill "
+                         "build/rp2/ as the README says" % (path, MIRROR_ENV))
+    want = None
+    with open(sums) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].lstrip("*") == name:
+                want = parts[0].lower()
+    if want is None:
+        raise UsageError("%s lists no sha256 for %s, so the image cannot be checked" % (sums, name))
+    if _sha256(path) != want:
+        raise UsageError("%s does not match its sha256 in %s: fetch it again" % (path, sums))
+    return path
+
+
+def find_node():
+    node = shutil.which("node")
+    if node is None:
+        raise UsageError("the emulated Pico needs Node.js (node): run `make rp2040` to install it")
+    if not os.path.isdir(os.path.join(HARNESS_DIR, "node_modules", "rp2040js")):
+        raise UsageError("the emulator (rp2040js) is not installed: run `make rp2040`")
+    return node
+
+
+def _i2c_spec(profile_path):
+    try:
+        with open(profile_path) as f:
+            bus = json.load(f)["i2c"]
+        return "%d:%d:%d" % (int(bus["id"]), int(bus["sda"]), int(bus["scl"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError("cannot read the i2c bus (id, sda, scl) from %s" % profile_path)
+
+
+def deploy_files(root, profile_path, main_py):
+    """{path on the board: bytes}: what `make deploy` puts on a Pico (deploy.stage)."""
+    from .. import deploy
+    from ..errors import BoardError
+
+    build = os.path.join(root, "build", "rp2040", "firmware")
+    os.makedirs(build, exist_ok=True)
+    with open(os.path.join(build, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # boards starting in parallel share the stage
+        try:
+            staged = deploy.stage(os.path.join(root, "firmware"), build, profile_path)
+        except BoardError as e:
+            raise UsageError(str(e).rstrip("."))
+        files = {}
+        for rel, _ in staged:
+            with open(os.path.join(build, rel), "rb") as f:
+                files[rel] = f.read()
+    with open(profile_path, "rb") as f:
+        files["profile.json"] = f.read()
+    if main_py:
+        with open(main_py, "rb") as f:
+            files["main.py"] = f.read()
+    return files
+
+
+def _littlefs(buffer=None):
+    from littlefs import LittleFS, LittleFSError  # noqa: F401  (PyPI littlefs-python)
+
+    fs = LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=FS_PROG,
+                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=buffer is None)
+    if buffer is not None:
+        fs.context.buffer[:] = buffer
+        fs.mount()
+    return fs
+
+
+def _put(fs, files):
+    """Write the files that differ; returns how many were written."""
+    written = 0
+    for rel in sorted(files):
+        data = files[rel]
+        try:
+            with fs.open(rel, "rb") as f:
+                if f.read() == data:
+                    continue
+        except Exception:  # littlefs-python raises LittleFSError (not found) or OSError
+            pass
+        folder = os.path.dirname(rel)
+        if folder:
+            fs.makedirs(folder, exist_ok=True)
+        with fs.open(rel, "wb") as f:
+            f.write(data)
+        written += 1
+    return written
+
+
+def prepare_flash(path, files):
+    """Make sure path holds the board's flash with these files in its filesystem.
+
+    A new flash is erased with a fresh filesystem holding the files (none: left erased, and
+    MicroPython formats it at its first boot, as on a new Pico). An existing one keeps
+    everything; only files that differ are rewritten. A filesystem that does not mount is
+    left alone (the board will format it, as a Pico does)."""
+    if not os.path.exists(path):
+        flash = bytearray(b"\xff") * FLASH_SIZE
+        if files:
+            fs = _littlefs()
+            _put(fs, files)
+            flash[FS_OFFSET:] = fs.context.buffer
+        with open(path + ".new", "wb") as f:
+            f.write(flash)
+        os.replace(path + ".new", path)
+        return
+    if not files:
+        return
+    with open(path, "r+b") as f:
+        f.seek(FS_OFFSET)
+        region = f.read(FS_BLOCK * FS_BLOCKS)
+        if len(region) != FS_BLOCK * FS_BLOCKS:
+            raise UsageError("%s is not a Pico flash image (it is too short): remove it to start "
+                             "with a new one" % path)
+        try:
+            fs = _littlefs(region)
+        except Exception:
+            return
+        if _put(fs, files):
+            fs.unmount()
+            f.seek(FS_OFFSET)
+            f.write(fs.context.buffer)
+
+
+class Rp2040Setup:
+    """Everything needed to start the emulated Pico: paths, argv and environment, checked.
+    Has the attributes serve.py uses of launcher.Setup (argv, env, flash, root, ...)."""
+
+    def __init__(self, args, root, profile_path, chips, scratch_dir):
+        self.args = args
+        self.root = root
+        self.profile_path = profile_path
+        self.heapsize = "Pico"  # the stock image's own heap
+        folder = mirror(root)
+        bootrom = checked(folder, BOOTROM)
+        image = os.path.abspath(args.image) if args.image else checked(folder, IMAGE)
+        if args.image and not os.path.isfile(image):
+            raise UsageError("--image %s: there is no such file" % args.image)
+        node = find_node()
+        main_py = os.path.abspath(args.main) if args.main else None
+        if main_py and not os.path.isfile(main_py):
+            raise UsageError("%s is missing, so the board has nothing to run" % main_py)
+        self.flash = os.path.abspath(args.flash) if args.flash else \
+            os.path.join(scratch_dir(), "flash")
+        try:
+            os.makedirs(self.flash, exist_ok=True)
+        except OSError as e:
+            raise UsageError("cannot use %s as the flash directory: %s"
+                             % (self.flash, e.strerror or e))
+        if args.blank:
+            files = {}
+        elif args.image:
+            with open(profile_path, "rb") as f:
+                files = {"profile.json": f.read()}  # the image brings the code
+        else:
+            files = deploy_files(root, profile_path, main_py)
+        flash_file = os.path.join(self.flash, FLASH_FILE)
+        try:
+            prepare_flash(flash_file, files)
+        except OSError as e:
+            raise UsageError("cannot write the board's flash %s: %s" % (flash_file, e.strerror or e))
+        env = dict(os.environ)
+        if chips is not None:
+            env["MANCALA_SIM_CHIPS"] = chips
+        argv = [node, HARNESS, "--bootrom", bootrom, "--image", image, "--flash", flash_file,
+                "--i2c", _i2c_spec(profile_path)]
+        if args.trace:
+            trace = os.path.abspath(args.trace)
+            argv += ["--trace", trace]
+            env["MANCALA_SIM_TRACE"] = trace  # the device process writes the pad lines
+        self.env = env
+        self.argv = argv

@@ -1,0 +1,62 @@
+// One power-up of the emulated Pico: an RP2040 (rp2040js) with the boot ROM, the flash file,
+// the USB serial line, the I2C devices, PIO on the emulated clock and the watchdog's reset.
+// A watchdog reset (or machine.reset()) ends this Board; the harness then starts a new one
+// on the same flash and clock, as the chip reboots with its flash kept.
+import { RP2040 } from 'rp2040js';
+import { FLASH_BASE, FlashTraps } from './flash.mjs';
+import { DeviceWire, I2CTargets, SoftLines } from './i2c_bus.mjs';
+import { PioClock } from './leds.mjs';
+import { SerialLine } from './usb_serial.mjs';
+
+const WATCHDOG_BASE = 0x40058;
+const REASON_TIMER = 1;
+const REASON_FORCE = 2;
+
+export class Board {
+  /**
+   * opts: bootrom (Uint32Array), flash (FlashFile), startNanos, i2c {id, sda, scl} or null,
+   * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
+   * onSerial(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text).
+   */
+  constructor(opts) {
+    const mcu = new RP2040();
+    const clock = mcu.clock; // its own SimulationClock, carried on from the last power-up
+    clock.nanosCounter = opts.startNanos;
+    mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => opts.log(`${tag}: ${msg}`) };
+    mcu.loadBootrom(opts.bootrom);
+    opts.flash.loadInto(mcu);
+    this.mcu = mcu;
+    this.clock = clock;
+    this.halted = null; // why this power-up ended: {reason} of a reset
+    this.traps = new FlashTraps(mcu, opts.flash, opts.log);
+    this.serial = new SerialLine(mcu, opts.onSerial);
+    this.pio = new PioClock(mcu, opts.onFrame);
+    const wd = mcu.peripherals[WATCHDOG_BASE];
+    wd.reason = opts.resetReason || 0;
+    if (opts.scratch) {
+      wd.scratchData.set(opts.scratch);
+    }
+    wd.onWatchdogTrigger = () => this._reset(wd);
+    this.wire = null;
+    if (opts.wireSpec && opts.i2c) {
+      this.wire = opts.wire || new DeviceWire(opts.wireSpec, clock);
+      this.wire.clock = clock;
+      this.i2cTargets = new I2CTargets(mcu.i2c[opts.i2c.id], this.wire);
+      this.lines = new SoftLines(mcu, opts.i2c.sda, opts.i2c.scl, this.wire);
+    }
+    mcu.core.PC = FLASH_BASE; // boot2 at the start of flash, as the boot ROM would jump to it
+  }
+
+  _reset(wd) {
+    // The chip resets: this power-up stops at once (the watchdog would fire again and again).
+    wd.timer.enable = false;
+    wd.alarm.enable = false;
+    if (!this.halted) {
+      this.halted = {
+        reason: wd.reason === REASON_FORCE ? 'machine.reset' : 'watchdog',
+        resetReason: wd.reason || REASON_TIMER,
+        scratch: Uint32Array.from(wd.scratchData),
+      };
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// The emulated Pico of `mancala-board sim --target rp2040`: a stock MicroPython rp2 image on
+// rp2040js, with the board's devices. Started by sim/rp2040.py; docs/sim.md describes it.
+//
+//   node harness.mjs --bootrom ROM --image UF2 --flash FILE [--i2c ID:SDA:SCL]
+//                    [--trace FILE] [--pace realtime|free]
+//
+// stdin/stdout are the USB CDC serial line, raw bytes both ways; diagnostics go to stderr.
+// The I2C devices are the device process's (MANCALA_SIM_BUS, sim/devices.py), LED frames are
+// appended to MANCALA_SIM_FRAMES as {"pin": N, "grb": "<hex>"} lines.
+//
+// Time is the emulated clock's only. --pace realtime (the default) never lets it run ahead
+// of the host's clock, so a finger held for 0.1 s on the host is held at most 0.1 emulated s:
+// while the chip waits (WFE/WFI) the harness sleeps until the next timer alarm is due. While
+// the chip computes, emulated time runs slower than the host's (about 0.3x), and a wait
+// after that starts level again (no catching up). --pace free skips waits at once.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Board } from './board.mjs';
+import { FlashFile, readUF2 } from './flash.mjs';
+import { SLICE_NS } from './leds.mjs';
+import { LineSplitter, Trace } from './trace.mjs';
+
+const CHUNK_NS = 2e6;        // emulated time run between looks at the host's I/O
+const PIO_IDLE_NS = 10000;   // how often PIO is looked at when no state machine has work
+const MAX_LAG_NS = 20e6;     // behind the host by more than this: start level again
+
+function fail(message) {
+  process.stderr.write(`emulated Pico: ${message}\n`);
+  process.exit(2);
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      bootrom: { type: 'string' },
+      image: { type: 'string' },
+      flash: { type: 'string' },
+      i2c: { type: 'string' },
+      trace: { type: 'string' },
+      pace: { type: 'string', default: 'realtime' },
+    },
+  });
+  for (const need of ['bootrom', 'image', 'flash']) {
+    if (!values[need]) {
+      fail(`--${need} is required`);
+    }
+  }
+  if (!['realtime', 'free'].includes(values.pace)) {
+    fail(`--pace takes realtime or free, not ${values.pace}`);
+  }
+  let i2c = null;
+  if (values.i2c) {
+    const parts = values.i2c.split(':').map((s) => parseInt(s, 10));
+    if (parts.length !== 3 || parts.some((n) => !(n >= 0 && n < 30)) || parts[0] > 1) {
+      fail(`--i2c takes ID:SDA:SCL such as 0:4:5, not ${values.i2c}`);
+    }
+    i2c = { id: parts[0], sda: parts[1], scl: parts[2] };
+  }
+  return { ...values, i2c };
+}
+
+function main() {
+  const opts = options();
+  let bootrom;
+  let blocks;
+  let flash;
+  try {
+    const rom = fs.readFileSync(opts.bootrom);
+    bootrom = new Uint32Array(rom.buffer, rom.byteOffset, rom.length >> 2);
+    blocks = readUF2(opts.image);
+    flash = new FlashFile(opts.flash, blocks);
+  } catch (e) {
+    fail(e.code ? `${e.path || ''}: ${e.code}` : e.message);
+  }
+  const trace = new Trace(opts.trace);
+  const framesFd = process.env.MANCALA_SIM_FRAMES ? fs.openSync(process.env.MANCALA_SIM_FRAMES, 'a') : null;
+  const log = (text) => process.stderr.write(`emulated Pico: ${text}\n`);
+
+  let board = null;
+  const out = new LineSplitter((line) => trace.write(board.clock.nanos, 'serial_out', { line }));
+  const inLines = new LineSplitter((line) => trace.write(board.clock.nanos, 'serial_in', { line }));
+  const onSerial = (bytes) => {
+    out.push(bytes);
+    process.stdout.write(Buffer.from(bytes));
+  };
+  const onFrame = (pin, bytes, stray, tNanos) => {
+    const grb = Buffer.from(bytes).toString('hex');
+    if (stray) {
+      log(`a frame on pin ${pin} ended ${stray} bits into a byte`);
+    }
+    trace.write(tNanos, 'frame', { pin, grb });
+    if (framesFd !== null) {
+      fs.writeSync(framesFd, `{"pin": ${pin}, "grb": "${grb}"}\n`);
+    }
+  };
+
+  const powerUp = (startNanos, reset) => {
+    const next = new Board({
+      bootrom, flash, startNanos, i2c: opts.i2c, wireSpec: process.env.MANCALA_SIM_BUS,
+      wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
+      scratch: reset ? reset.scratch : null, onSerial, onFrame, log,
+    });
+    // The serial line carries what the host wrote to the new power-up too, in time order.
+    const serial = next.serial;
+    next.serial.cdcIn = (bytes) => {
+      inLines.push(bytes);
+      serial.write(bytes);
+    };
+    return next;
+  };
+  board = powerUp(0, null);
+
+  let hostAnchor = process.hrtime.bigint();
+  let emuAnchor = 0;
+  let sleeping = null; // the Timeout of a paced wait, cut short when the host writes
+
+  const runChunk = () => {
+    sleeping = null;
+    if (board.halted) {
+      const why = board.halted;
+      trace.write(board.clock.nanos, 'reset', { cause: why.reason });
+      log(`reset by ${why.reason}; rebooting with the flash kept`);
+      board = powerUp(board.clock.nanos, why);
+    }
+    const { mcu, clock, pio, traps } = board;
+    const core = mcu.core;
+    const regs = core.registers;
+    const trapErase = traps.erase;
+    const trapProgram = traps.program;
+    let end = clock.nanos + CHUNK_NS;
+    if (opts.pace === 'realtime') {
+      const host = Number(process.hrtime.bigint() - hostAnchor);
+      const ahead = clock.nanos - emuAnchor - host;
+      if (ahead < -MAX_LAG_NS) { // computing left us behind: do not rush to catch up
+        hostAnchor = process.hrtime.bigint();
+        emuAnchor = clock.nanos;
+      } else if (ahead >= 0 && core.waiting) {
+        sleeping = setTimeout(runChunk, Math.max(1, Math.ceil(ahead / 1e6)));
+        return;
+      }
+      end = Math.min(end, emuAnchor + Number(process.hrtime.bigint() - hostAnchor) + CHUNK_NS);
+    }
+    const pioRunning = () => !(mcu.pio[0].stopped && mcu.pio[1].stopped);
+    let pioAt = clock.nanos;
+    while (clock.nanos < end && !board.halted) {
+      if (core.waiting) {
+        let dt = clock.nextAlarm ? clock.nanosToNextAlarm : end - clock.nanos;
+        if (dt > 0 && pio.busy && dt > SLICE_NS) {
+          dt = SLICE_NS;
+        }
+        if (clock.nanos + dt > end) {
+          dt = end - clock.nanos;
+        }
+        clock.tick(dt);
+      } else {
+        const pc = regs[15];
+        if (pc === trapErase || pc === trapProgram) {
+          traps.check(pc);
+        } else {
+          clock.tick(core.executeInstruction() * 8);
+        }
+      }
+      if (clock.nanos >= pioAt) {
+        if (pioRunning()) {
+          pio.advance(clock.nanos);
+          pioAt = clock.nanos + (pio.busy ? SLICE_NS : PIO_IDLE_NS);
+        } else {
+          pioAt = clock.nanos + PIO_IDLE_NS;
+        }
+      }
+    }
+    setImmediate(runChunk);
+  };
+
+  process.stdin.on('data', (chunk) => {
+    board.serial.cdcIn(chunk);
+    if (sleeping !== null) {
+      clearTimeout(sleeping);
+      sleeping = null;
+      setImmediate(runChunk);
+    }
+  });
+  process.stdin.on('end', () => process.exit(0)); // the host closed the line: power off
+  process.stdout.on('error', () => process.exit(0));
+  runChunk();
+}
+
+main();
