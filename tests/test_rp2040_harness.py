@@ -85,15 +85,15 @@ def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
     files = rp2040.deploy_files(ROOT, profile, None)
     assert "main.py" in files and "profile.json" in files
     assert all(p.endswith(".mpy") for p in files if p.startswith("lib/"))
-    assert files["lib/app/__init__.mpy"][:1] == b"M"  # a .mpy, compiled for the Pico
+    assert files["lib/mancala/__init__.mpy"][:1] == b"M"  # a .mpy, compiled for the Pico
     flash = tmp_path / "flash.bin"
     rp2040.prepare_flash(str(flash), files)
     data = flash.read_bytes()
     assert len(data) == rp2040.FLASH_SIZE
     assert data[:rp2040.FS_OFFSET] == b"\xff" * rp2040.FS_OFFSET
     fs = rp2040._littlefs(data[rp2040.FS_OFFSET:])
-    with fs.open("lib/app/__init__.mpy", "rb") as f:
-        assert f.read() == files["lib/app/__init__.mpy"]
+    with fs.open("lib/mancala/__init__.mpy", "rb") as f:
+        assert f.read() == files["lib/mancala/__init__.mpy"]
     # A restart with the same files leaves the flash exactly as it was.
     rp2040.prepare_flash(str(flash), files)
     assert flash.read_bytes() == data
