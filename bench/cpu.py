@@ -26,7 +26,7 @@ LIB = os.path.join(ROOT, "firmware", "lib")
 sys.path[:0] = [LIB, os.path.join(ROOT, "tests"), os.path.join(ROOT, "bench")]
 
 from mancala import Game, Rules  # noqa: E402
-from mancala.cpu import choose_move, Rng, TT_BITS  # noqa: E402
+from mancala.cpu import choose_move, Memory, Rng, TT_BITS  # noqa: E402
 from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402  the app's search slice
 from mancala_fw.app.loop import PAD_MS  # noqa: E402  and the pad-poll interval it shares the CPU with
 import reference_player  # noqa: E402
@@ -67,10 +67,11 @@ def play_vs_reference(args):
     game = Game(Rules.from_dict(rules), first=0)
     _opening(game, rng)
     seat = g % 2
+    memory = Memory()  # level 5's, kept from move to move as the board keeps it
     while not game.over:
         if game.turn == seat:
             pit = choose_move(game, 5, 10 ** 6, seed=rng.below(1 << 20),
-                              max_nodes=_budget(nodes, rng))
+                              max_nodes=_budget(nodes, rng), memory=memory)
         else:
             pit = _ref_move(game)
         game.play(pit)
@@ -93,10 +94,11 @@ def play_levels(args):
     game = Game(r, first=(g // r.players) % r.players)
     _opening(game, rng)
     seat = g % r.players
+    memories = [Memory() for _ in range(r.players)]  # each seat its own, as on a board
     while not game.over:
         level = a if game.turn == seat else b
         game.play(choose_move(game, level, 10 ** 6, seed=rng.below(1 << 20),
-                              max_nodes=_budget(nodes, rng)))
+                              max_nodes=_budget(nodes, rng), memory=memories[game.turn]))
     return _points(game, seat), game.places[seat]
 
 
@@ -105,9 +107,10 @@ import gc, time
 gc.collect()
 base = gc.mem_alloc()
 from mancala import Game, Rules
-from mancala.cpu import Search, Rng
+from mancala.cpu import Search, Rng, Memory
 gc.collect()
 code = gc.mem_alloc() - base
+memory = Memory()
 # calibrate() is bench/calibration.py's (the published add_test), put before this script
 # by micropython_run.
 def cal():
@@ -135,7 +138,8 @@ for name, rules in VARIANTS:
             # holds even when other processes slow this one down for a while.
             c1 = cal_short()
             t = time.ticks_us()
-            s = Search(g, 5, 10 ** 6, seed=1, max_nodes=3000)
+            memory.clear()
+            s = Search(g, 5, 10 ** 6, seed=1, max_nodes=3000, memory=memory)
             s.run()
             dt = time.ticks_diff(time.ticks_us(), t)
             c2 = cal_short()
@@ -162,6 +166,7 @@ for name, rules in VARIANTS:
     rng = Rng(7)
     for g in range(%(games)d):
         game = Game(Rules.from_dict(rules))
+        memory = Memory()
         while not game.over:
             seed = rng.below(999)
             best = None
@@ -169,7 +174,7 @@ for name, rules in VARIANTS:
                 gc.collect()
                 before = gc.mem_alloc()
                 t = pico_ms()
-                s = Search(game, 5, 1000, seed=seed)
+                s = Search(game, 5, 1000, seed=seed, memory=memory)
                 peak = gc.mem_alloc() - before
                 while not s.step(%(slice)d):
                     used = gc.mem_alloc() - before
@@ -224,9 +229,8 @@ def selfplay_positions(args):
     """One self-play game (level 5, ~500 nodes a move, 2-6 random opening moves): each
     position as the mover's 6 pits, the other's 6 pits, the store difference (mover's
     minus other's), and the mover's result (2 won, 1 drawn, 0 lost)."""
-    from mancala.cpu import clear_table
     rules, g = args
-    clear_table()  # each game on its own, so the games do not depend on the pool's order
+    memory = Memory()  # each game on its own, so the games do not depend on the pool's order
     rng = Rng((55555 if rules is KALAH else 77777) + g)
     game = Game(Rules.from_dict(rules), first=g % 2)
     _opening(game, rng, 2 + rng.below(5))
@@ -237,7 +241,7 @@ def selfplay_positions(args):
         rows.append((t, list(b[t * 7:t * 7 + 6]) + list(b[(1 - t) * 7:(1 - t) * 7 + 6]) +
                      [b[t * 7 + 6] - b[(1 - t) * 7 + 6]]))
         game.play(choose_move(game, 5, 10 ** 6, seed=rng.below(1 << 20),
-                              max_nodes=_budget(500, rng)))
+                              max_nodes=_budget(500, rng), memory=memory))
     return [row + [_points(game, t)] for t, row in rows]
 
 

@@ -5,15 +5,15 @@ whose Kalah table the search inlines) and the same
 depth must give the same root score as the explicit-stack alpha-beta with move ordering,
 killers, history and (level 5) the transposition table, on random positions of Kalah and of
 2, 3 and 4 player Basic (paranoid: the root seat maximizes, every other seat minimizes; in
-3-4 player games only the next rival replies before the root moves again, SKIP_RIVALS).
+3-4 player games, with best_reply, only the next rival replies before the root moves again,
+and without it every seat moves in the real order).
 """
 import random
 
 from mancala import Game, Rules
 from mancala import evaluate as ev
-from mancala.cpu import Search, clear_table
+from mancala.cpu import Search, Memory
 from mancala.searchboard import SearchBoard
-from mancala import negamax
 
 
 def _minimax(game, root, depth, ply):
@@ -38,7 +38,7 @@ def _minimax(game, root, depth, ply):
 
 def _minimax_skip(bd, root, depth, ply):
     """3-4 players as the search models them: after a rival's move the root moves again
-    (negamax.SKIP_RIVALS), played on the SearchBoard's make/unmake with skip_to = root."""
+    (Search's best_reply), played on the SearchBoard's make/unmake with skip_to = root."""
     if bd.over or bd.places[root]:
         return ev.terminal(bd, root, ply)
     if depth == 0:
@@ -68,38 +68,39 @@ def test_search_score_equals_minimax():
                 game.play(rnd.choice(game.legal_moves()))
             if game.over or len(game.legal_moves()) < 2:
                 continue
-            if game.players > 2 and negamax.SKIP_RIVALS:
+            real = _minimax(game, game.turn, 4, 0)
+            want = real
+            if game.players > 2:
                 bd = SearchBoard(game, 8)
                 bd.skip_to = game.turn
                 want = _minimax_skip(bd, game.turn, 4, 0)
-            else:
-                want = _minimax(game, game.turn, 4, 0)
-            for level in (4, 5):
-                clear_table()
-                s = Search(game, level, 10 ** 6, seed=0)
+            for level, best_reply in ((4, True), (5, True), (5, False)):
+                s = Search(game, level, 10 ** 6, seed=0, best_reply=best_reply)
                 s.maxd = 4
                 s.run()
                 assert s.depth == 4 or abs(s.score) >= ev.WIN - 100
-                assert s.score == want, (rules, level, game.to_dict())
+                assert s.score == (want if best_reply else real), (rules, level, game.to_dict())
                 checked += 1
-    assert checked > 40
+    assert checked > 60
 
 
 def test_table_is_emptied_when_the_rules_change():
     # Kalah and Basic start from the same stones, which hash alike: a Kalah entry must not
     # answer for a Basic position.
-    from mancala import cpu
+    memory = Memory()
     kalah = Game(Rules.from_dict({"variant": "kalah"}))
-    Search(kalah, 5, 10 ** 6, seed=0, max_nodes=300).run()
-    keys, _ = cpu._table(kalah.rules)
+    Search(kalah, 5, 10 ** 6, seed=0, max_nodes=300, memory=memory).run()
+    keys, _ = memory.table(kalah.rules)
     assert any(keys)
     basic = Game(Rules.from_dict({"variant": "basic"}))
-    keys, _ = cpu._table(basic.rules)
+    keys, _ = memory.table(basic.rules)
     assert not any(keys)
-    Search(basic, 5, 10 ** 6, seed=0, max_nodes=300).run()
+    Search(basic, 5, 10 ** 6, seed=0, max_nodes=300, memory=memory).run()
     assert any(keys)
-    keys, _ = cpu._table(basic.rules)  # same rules: kept
+    keys, _ = memory.table(basic.rules)  # same rules: kept
     assert any(keys)
+    memory.clear()
+    assert not any(keys)
 
 
 def test_basic_two_player_leaf_wins_exactly_when_the_mover_can_finish_at_once():

@@ -32,9 +32,21 @@ def move_values(game, depth=4):
     return values
 
 
-def play_game(rules, plant=True, players_by=("human", "cpu")):
-    """A whole game of reference moves (depth 2); with `plant`, seat 0 once plays the pit the
-    oracle rates at least 8 stones worse than its best. Returns (log entry, planted move no.)."""
+def _blunder(values, plant):
+    """Whether the oracle's values of a position make its worst move a planted blunder:
+    "stones", at least 8 stones worse than the best; "game", from a forced win to a forced
+    loss (the oracle's finished games score +-1000)."""
+    best = max(values.values())
+    worst = min(values.values())
+    if plant == "game":
+        return best >= 500 and worst <= -500
+    return abs(best) < 500 and best - worst >= 8
+
+
+def play_game(rules, plant="stones", players_by=("human", "cpu"), opening=()):
+    """A whole game of reference moves (depth 2) after the opening pits; with `plant`, seat 0
+    once plays the pit the oracle rates worst (_blunder). Returns (log entry, planted move
+    no.)."""
     r = Rules.from_dict(rules)
     game = Game(r, first=0)
     entry = gamelog.new_game({"profile": "duo", "firmware": "test"}, r.to_dict(),
@@ -42,14 +54,13 @@ def play_game(rules, plant=True, players_by=("human", "cpu")):
     planted = None
     while not game.over:
         seat = game.turn
-        pit = reference_player.reference_move(game, depth=2)
-        if plant and planted is None and seat == 0 and len(entry["moves"]) >= 6 and game.players == 2:
+        n = len(entry["moves"])
+        pit = opening[n] if n < len(opening) else reference_player.reference_move(game, depth=2)
+        if plant and planted is None and seat == 0 and n >= 6 and game.players == 2:
             values = move_values(game)
-            worst = min(values, key=values.get)
-            best = max(values.values())
-            if abs(best) < 500 and best - values[worst] >= 8:
-                pit = worst
-                planted = len(entry["moves"]) + 1
+            if _blunder(values, plant):
+                pit = min(values, key=values.get)
+                planted = n + 1
         game.play(pit)
         entry["moves"].append({"seat": seat, "pit": pit, "by": players_by[seat % 2]})
     state = game.to_dict()
@@ -80,7 +91,7 @@ def test_planted_blunder_is_flagged_with_its_cost(tmp_path, capsys):
     assert row["seat"] == 0 and row["pit"] == entry["moves"][planted - 1]["pit"]
     assert row["best"] != row["pit"]
     assert row["mark"] == "??", row
-    assert row["cost"] == analyze.GIVES_UP_WIN or row["cost"] >= analyze.BLUNDER
+    assert row["cost"] == analyze.GIVES_UP_WIN or row["cost"] >= analyze.BLUNDER["stones"]
     for r in rows:
         # The preferred pit costs nothing; a cost is before minus after, never below zero.
         if r["pit"] == r["best"]:
@@ -107,7 +118,7 @@ def test_planted_blunder_is_flagged_with_its_cost(tmp_path, capsys):
 
 
 def test_the_final_move_and_the_values_agree_with_the_result(tmp_path):
-    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
     analysis = analyze.analyse_game(entry, analyze.Analyst(nodes=1500, budget_ms=60000))
     last = analysis["moves"][-1]
     places = entry["result"]["places"]
@@ -118,8 +129,8 @@ def test_the_final_move_and_the_values_agree_with_the_result(tmp_path):
 
 
 def test_bad_lines_are_skipped_and_counted(tmp_path, capsys):
-    good1, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
-    good2, _ = play_game({"variant": "basic", "players": 2, "pits": 7, "seeds": 3}, plant=False)
+    good1, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
+    good2, _ = play_game({"variant": "basic", "players": 2, "pits": 7, "seeds": 3}, plant=None)
     broken = json.loads(json.dumps(good1))
     broken["moves"][3]["seat"] = 1 - broken["moves"][3]["seat"]
     log = tmp_path / "mixed.jsonl"
@@ -147,7 +158,7 @@ def test_bad_lines_are_skipped_and_counted(tmp_path, capsys):
 
 
 def test_game_choice_out_of_range_or_bad_is_one_sentence(tmp_path, capsys):
-    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
     log = tmp_path / "g.jsonl"
     write_log(log, [entry], ["garbage"])
     for n in ("0", "3"):
@@ -166,7 +177,7 @@ def test_game_choice_out_of_range_or_bad_is_one_sentence(tmp_path, capsys):
 
 
 def test_json_is_deterministic_and_one_game_matches_the_whole_log(tmp_path, capsys):
-    a, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    a, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
     b, _ = play_game({"variant": "kalah"})
     log = tmp_path / "g.jsonl"
     write_log(log, [a, b])
@@ -181,7 +192,7 @@ def test_json_is_deterministic_and_one_game_matches_the_whole_log(tmp_path, caps
 
 
 def test_three_players_show_the_preferred_pit_only(tmp_path, capsys):
-    entry, _ = play_game({"variant": "basic", "players": 3, "seeds": 3}, plant=False)
+    entry, _ = play_game({"variant": "basic", "players": 3, "seeds": 3}, plant=None)
     log = tmp_path / "g.jsonl"
     write_log(log, [entry])
     code, out, err = mb(capsys, "analyze", str(log), "--json", "--nodes", "800", "--budget-ms", "60000")
@@ -195,7 +206,7 @@ def test_three_players_show_the_preferred_pit_only(tmp_path, capsys):
 
 
 def test_resignation_row(tmp_path, capsys):
-    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=False)
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
     r = Rules.from_dict(entry["rules"])
     game = Game(r, first=0)
     for move in entry["moves"][:5]:
@@ -212,19 +223,70 @@ def test_resignation_row(tmp_path, capsys):
     assert "    6  %4d  -        resigns" % seat in out
 
 
-def test_basic_values_are_stones_and_the_cpu_keeps_its_table():
-    # The board's CPU values 2-player Basic in log-odds units; analyze reports stones, so it
-    # searches with the stones-left evaluation and leaves the CPU's setting as it found it.
-    from mancala import evaluate
+def test_basic_blunder_is_flagged_in_points_of_chance(tmp_path, capsys):
+    # 2-player, 6-pit Basic: the CPU's evaluation estimates the log-odds of winning, so
+    # values are the mover's chance to win in %. The planted move throws a forced win away
+    # for a forced loss (by the oracle, which is not the CPU's search).
+    entry, planted = play_game({"variant": "basic"}, plant="game", opening=[6])
+    assert planted, "the oracle found no blunder to plant"
+    log = tmp_path / "basic.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--json", *NODES)
+    assert code == 0, err
+    (game,) = json.loads(out)["games"]
+    assert game["unit"] == analyze.CHANCE
+    rows = game["moves"]
+    row = rows[planted - 1]
+    assert row["best"] != row["pit"] and row["mark"] == "??", row
+    assert row["cost"] in (analyze.GIVES_UP_WIN, analyze.WALKS_INTO_LOSS) or \
+        row["cost"] >= analyze.BLUNDER[analyze.CHANCE]
+    numbers = [v for r in rows for v in (r["before"], r["after"]) if not isinstance(v, str)]
+    assert numbers and all(0 <= v <= 100 for v in numbers)
+    for r in rows:
+        if r["seat"] == rows[0]["seat"] and r["pit"] == r["best"]:
+            assert r["before"] == r["after"] and r["cost"] == 0
+
+    # The text names the unit above the table and in the cost column, and prints values as %.
+    code, out, err = mb(capsys, "analyze", str(log), *NODES)
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "Values: the mover's chance to win in %" in flat
+    assert "cost (points of chance to win)" in flat
+    lines = out.splitlines()
+    assert all(len(line) <= analyze.WIDTH for line in lines)
+    first = [l for l in lines if l.split()[:2] == ["1", "0"]]
+    assert len(first) == 1 and first[0].split()[5].endswith("%")
+    marked = [l for l in lines if l.split()[:2] == [str(planted), "0"]]
+    assert len(marked) == 1 and marked[0].endswith("??")
+
+
+def test_values_of_the_other_seat_are_the_complement():
+    # 2-player Basic: a position's chance for the seat that just moved is 100 minus the chance
+    # of the seat to move; in stones it is the negation.
+    g = Game(Rules.from_dict({"variant": "basic"}), first=0)
+    g.play(1)
+    assert g.turn == 1
+    analyst = analyze.Analyst(nodes=500)
+    _, mover = analyst.position(g)
+    assert 0 < mover < 100 and analyst.after(g, 0) == round(100.0 - mover, 1)
+    k = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    k.play(1)
+    assert k.turn == 1
+    _, mover = analyst.position(k)
+    assert analyst.after(k, 0) == -mover
+
+
+def test_basic_values_see_a_finish():
     g = Game(Rules.from_dict({"variant": "basic"}), first=0)
     g.board[:] = [0, 0, 0, 0, 0, 1, 0] + [3, 3, 3, 3, 3, 3, 0]  # seat 0: one stone left
     g.board[6], g.board[13] = 24, 8
     analyst = analyze.Analyst(nodes=500)
     pit, value = analyst.position(g)
     assert pit == 6 and value == analyze.WINS  # its last stone goes: seat 0 is out first
-    g.board[:] = [2, 2, 2, 2, 2, 2, 0] + [0, 0, 0, 1, 1, 1, 0]
-    g.board[6], g.board[13] = 20, 16
-    assert evaluate.BASIC_TABLE is True
-    _, value = analyst.position(g)
-    assert value != analyze.WINS and -9 <= value < 0  # 12 stones against 3: behind, in stones
-    assert evaluate.BASIC_TABLE is True
+
+
+def test_seven_pit_basic_is_valued_in_stones_left():
+    g = Game(Rules.from_dict({"variant": "basic", "pits": 7}), first=0)
+    analyst = analyze.Analyst(nodes=300)
+    assert analyst.unit(g) == analyze.STONES
+    assert "stones left to shed" in analyze.unit_sentence(g.rules.to_dict(), analyze.STONES)

@@ -3,18 +3,20 @@
 Each position of a game is searched once with the board's own CPU player (`mancala.cpu`,
 level 5) on CPython, where a node limit rather than the clock stops it, so the same log gives
 the same analysis on any machine. From those searches every move gets: the pit the search
-prefers, the evaluation before (with the best play) and after (the move played), both in
-stones from the mover's point of view, and its cost. In 3-4 player Basic the CPU's search is
-paranoid (docs/cpu.md), whose values belong to the seat at the root and cannot be turned
-into another seat's view, so there only the preferred pit is shown.
+prefers, the evaluation before (with the best play) and after (the move played), both from
+the mover's point of view, and its cost. In 3-4 player Basic the CPU's search is paranoid
+(docs/cpu.md), whose values belong to the seat at the root and cannot be turned into another
+seat's view, so there only the preferred pit is shown.
 
-The board's CPU values 2-player, 6-pit Basic with a fitted table in units of log-odds of
-winning (docs/cpu.md section 4), which is no number of stones; the analysis searches Basic
-with the stones-left evaluation instead (evaluate.BASIC_TABLE off, in this process only), so
-its figures stay in stones. Its preferred pit may then differ from the board's CPU there.
+Values are in the unit the board's evaluation counts in (mancala.evaluate.unit): in Kalah
+and 7-pit Basic stones (Kalah: stones ahead in the store, the seeds in the pits weighed as
+the search weighs them; Basic: stones left to shed, the rival's minus the mover's); in
+2-player, 6-pit Basic, whose evaluation is a fitted estimate of the log-odds of winning, the
+mover's chance to win in percent, and costs in points of that percentage.
 """
 
 import json
+import math
 import sys
 import textwrap
 
@@ -24,9 +26,15 @@ from .view import rules_label
 
 WIDTH = 100
 LEVEL = 5
-MISTAKE = 2.0   # stones: a move costing this much gets "?"
-BLUNDER = 5.0   # and this much "??"
-ACCURATE = 1.0  # a move costing less than this counts as accurate
+STONES, CHANCE = "stones", "percent"
+# By unit: a move costing MISTAKE gets "?", BLUNDER "??"; one costing less than ACCURATE
+# counts as accurate.
+MISTAKE = {STONES: 2.0, CHANCE: 10.0}
+BLUNDER = {STONES: 5.0, CHANCE: 25.0}
+ACCURATE = {STONES: 1.0, CHANCE: 3.0}
+# How each unit reads, in the text: the values, then the costs.
+VALUES = {STONES: "stones", CHANCE: "the mover's chance to win in %"}
+COSTS = {STONES: "stones", CHANCE: "points of chance to win"}
 WINS, LOSES = "wins", "loses"
 GIVES_UP_WIN, WALKS_INTO_LOSS = "the win", "the game"
 
@@ -34,40 +42,50 @@ GIVES_UP_WIN, WALKS_INTO_LOSS = "the win", "the game"
 def _cpu():
     try:
         from mancala import cpu, evaluate
-    except ImportError:
+        evaluate.unit
+    except (ImportError, AttributeError):
         raise BoardError("The rules engine (package 'mancala') is not installed: run 'make venv' "
                          "or 'pip install -e .' in the repository.")
     return cpu, evaluate
 
 
-def negate(value):
+def negate(value, unit=STONES):
+    """The same value from the other seat's side (2 players)."""
     if value == WINS:
         return LOSES
     if value == LOSES:
         return WINS
-    return None if value is None else 0.0 - value
+    if value is None:
+        return None
+    return round(100.0 - value, 1) if unit == CHANCE else 0.0 - value
 
 
 class Analyst:
     """Values positions with a fixed amount of search; remembers each position it valued."""
 
     def __init__(self, nodes=15000, budget_ms=500):
-        self.cpu, evaluate = _cpu()
-        self.evaluate = evaluate
-        self.win = getattr(evaluate, "WIN", 10000)
-        self.scales = (getattr(evaluate, "KALAH_STORE", 4), getattr(evaluate, "BASIC_LEFT", 4))
+        self.cpu, self.evaluate = _cpu()
+        self.win = self.evaluate.WIN
         self.nodes = nodes
         self.budget_ms = budget_ms
         self.searched = 0
         self._seen = {}
 
-    def _stones(self, engine, score):
-        """The search's score (evaluate.py's units: 4 per stone) in stones, or wins/loses."""
+    def unit(self, engine):
+        """STONES or CHANCE: what the values of this game's positions are in."""
+        kind, _ = self.evaluate.unit(engine.kalah, engine.players, engine.pits)
+        return CHANCE if kind == self.evaluate.LOG_ODDS else STONES
+
+    def _value(self, engine, score):
+        """The search's score (evaluate.py's units) in stones or percent, or wins/loses."""
         if score >= self.win // 2:
             return WINS
         if score <= -(self.win // 2):
             return LOSES
-        return round(score / float(self.scales[0 if engine.kalah else 1]), 2) + 0.0  # no -0.0
+        kind, scale = self.evaluate.unit(engine.kalah, engine.players, engine.pits)
+        if kind == self.evaluate.LOG_ODDS:
+            return round(100.0 / (1.0 + math.exp(-score / float(scale))), 1)
+        return round(score / float(scale), 2) + 0.0  # no -0.0
 
     def position(self, engine):
         """(preferred pit, value for the seat to move); value is None in 3-4 player games."""
@@ -86,17 +104,11 @@ class Analyst:
                 return moves[0], self.after(engine, seat)
             finally:
                 engine.undo()
-        # The table is cleared so that a position's value does not depend on what was
-        # searched before it (the same game analysed alone or in a whole log agrees).
-        self.cpu.clear_table()
+        # Each search has a Memory of its own, so that a position's value does not depend on
+        # what was searched before it (the same game analysed alone or in a whole log agrees).
         search = self.cpu.Search(engine, level=LEVEL, budget_ms=self.budget_ms, seed=1,
                                  max_nodes=self.nodes)
-        table = self.evaluate.BASIC_TABLE
-        self.evaluate.BASIC_TABLE = False  # values in stones (module docstring), for this search
-        try:
-            best = search.run()
-        finally:
-            self.evaluate.BASIC_TABLE = table
+        best = search.run()
         self.searched += 1
         if best not in moves:
             raise BoardError("The CPU search (mancala.cpu) chose pit %r where seat %d can play only "
@@ -104,7 +116,7 @@ class Analyst:
                              % (best, engine.turn, moves))
         if engine.players > 2:
             return best, None
-        return best, self._stones(engine, search.score)
+        return best, self._value(engine, search.score)
 
     def best(self, engine):
         """(preferred pit, value for the seat to move after playing it). The value is taken
@@ -131,11 +143,12 @@ class Analyst:
                 return 0.0 if places == [1, 1] else WINS
             return LOSES
         value = self.position(engine)[1]
-        return value if engine.turn == seat else negate(value)
+        return value if engine.turn == seat else negate(value, self.unit(engine))
 
 
-def cost_of(played, best, before, after):
-    """(cost, mark): cost in stones, or GIVES_UP_WIN / WALKS_INTO_LOSS; mark "", "?" or "??"."""
+def cost_of(played, best, before, after, unit=STONES):
+    """(cost, mark): cost in the unit's numbers, or GIVES_UP_WIN / WALKS_INTO_LOSS; mark "",
+    "?" or "??"."""
     if before is None or after is None:
         return None, ""
     if played == best or before == LOSES or after == WINS:
@@ -145,13 +158,14 @@ def cost_of(played, best, before, after):
     if after == LOSES:
         return WALKS_INTO_LOSS, "??"
     cost = round(max(0.0, before - after), 2)
-    return cost, "??" if cost >= BLUNDER else "?" if cost >= MISTAKE else ""
+    return cost, "??" if cost >= BLUNDER[unit] else "?" if cost >= MISTAKE[unit] else ""
 
 
 def analyse_game(game, analyst):
     """The analysis of one logged game (a dict that gamelog.check_game accepts): rows and
     a summary per seat, JSON-ready."""
     engine = gamelog.start_engine(game)
+    unit = analyst.unit(engine)
     rows = []
     for number, move in enumerate(game["moves"], 1):
         seat = move.get("seat")
@@ -165,14 +179,15 @@ def analyse_game(game, analyst):
             row["pit"] = None
         else:
             row["after"] = analyst.after(engine, seat)
-            row["cost"], row["mark"] = cost_of(row["pit"], row["best"], row["before"], row["after"])
+            row["cost"], row["mark"] = cost_of(row["pit"], row["best"], row["before"],
+                                               row["after"], unit)
         rows.append(row)
     return {"rules": game["rules"], "seats": game.get("seats"), "first": game["first"],
-            "result": game["result"], "unfinished": gamelog.is_unfinished(game), "moves": rows,
-            "summary": summary(rows, engine.players)}
+            "result": game["result"], "unfinished": gamelog.is_unfinished(game), "unit": unit,
+            "moves": rows, "summary": summary(rows, engine.players, unit)}
 
 
-def summary(rows, players):
+def summary(rows, players, unit=STONES):
     out = []
     for seat in range(players):
         plays = [r for r in rows if r["seat"] == seat and not r["resign"]]
@@ -183,7 +198,7 @@ def summary(rows, players):
                  "loss": round(sum(c for c in costs if not isinstance(c, str)), 2),
                  "accuracy": None}
         if costs:
-            good = sum(1 for c in costs if not isinstance(c, str) and c < ACCURATE)
+            good = sum(1 for c in costs if not isinstance(c, str) and c < ACCURATE[unit])
             entry["accuracy"] = round(100.0 * good / len(costs), 1)
         out.append(entry)
     return out
@@ -200,18 +215,35 @@ def legend(analyst):
         "How to read it: one row per move. 'best' is the pit a level-5 search of %d nodes "
         "prefers (at most %d ms a position). 'before' is how the game stands for the seat that "
         "moves if it plays that best pit, 'after' how it stands for that seat after the pit it "
-        "played, both in stones: + means that seat is ahead, - that it is behind; 'wins' or "
-        "'loses' means the search sees the end of the game. 'cost' is before minus after: '?' "
-        "marks a mistake that costs %g stones or more, '??' a blunder that costs %g or more, or "
-        "the win. Accuracy is the share of a seat's moves that cost less than %g stone."
-        % (analyst.nodes, analyst.budget_ms, MISTAKE, BLUNDER, ACCURATE))
+        "played. Each game says its unit above its table: in stones, + means that seat is "
+        "ahead, - that it is behind; as a chance to win, 50%% is even. 'wins' or 'loses' means "
+        "the search sees the end of the game. 'cost' is before minus after: '?' marks a "
+        "mistake that costs %g stones (%g points of chance) or more, '??' a blunder that costs "
+        "%g stones (%g points) or more, or the win. Accuracy is the share of a seat's moves "
+        "that cost less than %g stone (%g points)."
+        % (analyst.nodes, analyst.budget_ms, MISTAKE[STONES], MISTAKE[CHANCE], BLUNDER[STONES],
+           BLUNDER[CHANCE], ACCURATE[STONES], ACCURATE[CHANCE]))
 
 
-def _value_text(value):
+def unit_sentence(rules, unit):
+    """What the values of a game with these rules (a dict) are, in one sentence."""
+    if unit == CHANCE:
+        return ("Values: the mover's chance to win in %, as the CPU's evaluation estimates it "
+                "(50% is even); costs in points of that %.")
+    if rules.get("variant") == "kalah":
+        return ("Values: stones, the mover's store against the other's, with the seeds still "
+                "in the pits counted as the search weighs them; costs in stones.")
+    return ("Values: stones left to shed, the rival's minus the mover's (a stone far from the "
+            "store counts a little more); costs in stones.")
+
+
+def _value_text(value, unit=STONES):
     if value is None:
         return "-"
     if isinstance(value, str):
         return value
+    if unit == CHANCE:
+        return "%.0f%%" % value
     return "%+.1f" % value if round(value, 1) else "0.0"
 
 
@@ -255,27 +287,32 @@ def game_lines(index, line, path, analysis):
         analysis["first"], len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"],
                                                                    analysis.get("unfinished")))
     lines = _wrap(head)
+    unit = analysis.get("unit", STONES)
     if analysis["rules"].get("players", 2) > 2:
         lines += _wrap("With 3 or 4 players the CPU's search is paranoid (everyone against the "
                        "seat to move), so only the pit it prefers is shown, not values or costs.")
+    else:
+        lines += _wrap(unit_sentence(analysis["rules"], unit))
     lines.append("")
-    lines.append("%5s  %4s  %-8s %4s  %4s  %7s  %7s  %s" % ("move", "seat", "by", "pit", "best",
-                                                          "before", "after", "cost"))
+    lines.append("%5s  %4s  %-8s %4s  %4s  %7s  %7s  %s" % (
+        "move", "seat", "by", "pit", "best", "before", "after",
+        "cost (%s)" % COSTS[unit] if analysis["rules"].get("players", 2) == 2 else "cost"))
     for r in analysis["moves"]:
         if r["resign"]:
             lines.append("%5d  %4d  %-8s resigns" % (r["move"], r["seat"], r["by"] or "-"))
             continue
         lines.append(("%5d  %4d  %-8s %4s  %4s  %7s  %7s  %s" % (
-            r["move"], r["seat"], r["by"] or "-", r["pit"], r["best"], _value_text(r["before"]),
-            _value_text(r["after"]), _cost_text(r["cost"], r["mark"]))).rstrip())
+            r["move"], r["seat"], r["by"] or "-", r["pit"], r["best"], _value_text(r["before"], unit),
+            _value_text(r["after"], unit), _cost_text(r["cost"], r["mark"]))).rstrip())
     lines.append("")
     for s in analysis["summary"]:
         if s["accuracy"] is None:
             lines.append("Seat %d: %d moves." % (s["seat"], s["moves"]))
             continue
-        lines.append("Seat %d: %d moves, %d mistake(s) ?, %d blunder(s) ??, %.1f stones lost in "
-                     "all, accuracy %.0f%%." % (s["seat"], s["moves"], s["mistakes"],
-                                               s["blunders"], s["loss"], s["accuracy"]))
+        lines += _wrap("Seat %d: %d moves, %d mistake(s) ?, %d blunder(s) ??, %.1f %s lost in "
+                       "all, accuracy %.0f%%." % (s["seat"], s["moves"], s["mistakes"],
+                                                 s["blunders"], s["loss"], COSTS[unit],
+                                                 s["accuracy"]))
     return lines
 
 

@@ -1,7 +1,7 @@
 # The CPU player on both runtimes: legal moves, the game left unchanged, the deadline kept,
 # slicing, and a small deterministic match showing the levels in order.
 from mancala import Game, Rules
-from mancala.cpu import Search, choose_move, Rng, clear_table
+from mancala.cpu import Search, Memory, choose_move, Rng
 
 ALL_RULES = [
     {"variant": "kalah"},
@@ -54,25 +54,60 @@ def test_the_node_limit_stops_the_search():
 def test_slices_give_the_same_move_as_one_go():
     game = Game(Rules.from_dict({"variant": "kalah"}))
     game.play(3)
-    clear_table()
     one = Search(game, 5, 100000, seed=2, max_nodes=3000)
     one.run()
-    clear_table()
     sliced = Search(game, 5, 100000, seed=2, max_nodes=3000)
     steps = 0
     while not sliced.step(0):
         steps += 1
     assert steps > 10
-    assert (sliced.best, sliced.depth) == (one.best, one.depth)
+    # Each node counted once however the work is sliced: the same search, node for node.
+    assert (sliced.best, sliced.depth, sliced.score, sliced.nodes) == \
+        (one.best, one.depth, one.score, one.nodes)
 
 
-def test_a_newer_search_takes_over_and_the_older_stops_with_a_legal_move():
+def test_two_searches_coexist():
+    # Stepped in turns, each with its own Memory, two searches give exactly what each gives
+    # alone: nothing of one search's state lives outside it.
+    games = [Game(Rules.from_dict({"variant": "kalah"})),
+             Game(Rules.from_dict({"variant": "basic", "players": 4}))]
+    games[0].play(3)
+    alone = []
+    for game in games:
+        s = Search(game, 5, 100000, seed=2, max_nodes=2500)
+        s.run()
+        alone.append((s.best, s.depth, s.score, s.nodes))
+    both = [Search(game, 5, 100000, seed=2, max_nodes=2500) for game in games]
+    done = [False, False]
+    while not all(done):
+        for i in (0, 1):
+            if not done[i]:
+                done[i] = both[i].step(0)
+    assert [(s.best, s.depth, s.score, s.nodes) for s in both] == alone
+    assert not both[0].stopped and not both[1].stopped
+
+
+def test_a_memory_kept_between_moves_gives_the_same_moves_as_a_new_one_when_cleared():
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    memory = Memory()
+    for _ in range(6):
+        memory.clear()
+        kept = Search(game, 5, 100000, seed=3, max_nodes=1500, memory=memory)
+        fresh = Search(game, 5, 100000, seed=3, max_nodes=1500)
+        assert (kept.run(), kept.score) == (fresh.run(), fresh.score)
+        game.play(kept.best)
+        if game.over:
+            break
+
+
+def test_a_newer_search_on_the_same_memory_stops_the_older_with_a_legal_move():
     game = Game(Rules.from_dict({"variant": "basic", "players": 3}))
-    old = Search(game, 5, 100000, seed=1)
+    memory = Memory()
+    old = Search(game, 5, 100000, seed=1, memory=memory)
     old.step(0)
-    new = Search(game, 5, 100000, seed=1, max_nodes=500)
-    assert old.step(5) and old.best in game.legal_moves()
-    assert new.run() in game.legal_moves()
+    new = Search(game, 5, 100000, seed=1, max_nodes=500, memory=memory)
+    assert old.step(5) and old.stopped and old.best in game.legal_moves()
+    assert new.run() in game.legal_moves() and not new.stopped
 
 
 def test_a_single_legal_move_is_played_at_once():

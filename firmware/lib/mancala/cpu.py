@@ -1,9 +1,10 @@
 """The CPU player: choose a pit for the seat to move, at level 1 (beginner) to 5 (strongest).
 
-    from mancala.cpu import choose_move, Search
+    from mancala.cpu import choose_move, Search, Memory
     pit = choose_move(game, level=5, budget_ms=1000)      # blocking, never changes game
-    s = Search(game, level=5, budget_ms=1000)             # the same search in slices:
-    while not s.step(15):                                 # ~15 ms of work per call, so the
+    memory = Memory()                                     # the arrays a search works in
+    s = Search(game, level=5, budget_ms=1000, memory=memory)   # the same search in slices:
+    while not s.step(7):                                  # ~7 ms of work per call, so the
         poll_pads(); draw_leds()                          # app stays live between slices
     pit = s.best
 
@@ -12,6 +13,10 @@ and everyone else, which is the paranoid search for 3-4 player Basic, there on b
 turns) with iterative deepening, a deadline, move ordering and a transposition table. It runs
 on an explicit stack, not recursion, so it can stop after any node and resume in the next
 step(). docs/cpu.md explains the choices.
+
+A Memory holds everything a search writes: the transposition table and the per-ply arrays.
+Kept from one move to the next it saves their allocation and keeps what the table learned;
+a Search without one makes its own. One Memory serves one search at a time.
 """
 
 from mancala.searchboard import SearchBoard, RT
@@ -33,77 +38,91 @@ except ImportError:  # CPython
         return (a + d) & 0x3FFFFFFF
 
 MAX_PLY = 32
-# Depth is counted in half plies: a move costs 2, an extra move (same seat again) costs
-# EXTRA_COST, so chains of extra moves are searched deeper, as a person would read them.
-EXTRA_COST = 2
-# In 3-4 player games a rival's move costs RIVAL_COST half plies, so that the root still
-# sees its own next move behind a round of rivals' replies.
-RIVAL_COST = 2
+# Basic 2p at levels 4-5 deepens by 2 plies: an iteration never ends on the root's own
+# move (an odd depth in a race flatters the seat that moves last; docs/cpu.md section 3).
 BASIC_STEP = 2
 # 1024 entries x 2 int32 arrays = 8 KB. A move searches ~2000 nodes on an RP2040, so 2048
-# entries bought nothing measurable (bench/cpu.py, 200 games each: Kalah 83.5% with 2048,
-# 84.8% with 1024, 81.2% with 512; Basic 2p 95.0% / 97.0%) and cost 8 KB of the heap.
+# entries bought nothing measurable (docs/cpu.md section 5) and cost 8 KB of the heap.
 TT_BITS = 10
 
-# level: (max depth, leaf noise amplitude, percent of random moves, transposition table,
-# percent of the budget used). With the fitted evaluations a small search is nearly as strong
-# as a long one, so levels 3-4 are fixed depths of 2 and 4 plies, which keep the levels
-# apart (measured, docs/cpu.md section 2); in Basic level 2 plays 30% random moves.
-LEVELS = {1: (1, 32, 70, False, 100), 2: (1, 0, 10, False, 100), 3: (2, 0, 0, False, 100),
-          4: (4, 0, 0, False, 100), 5: (MAX_PLY - 2, 0, 0, True, 100)}
-BASIC_LEVELS = {2: (1, 0, 30, False, 100)}
+# level: (max depth in plies, leaf noise amplitude, percent of random moves, transposition
+# table). With the fitted evaluations a small search is nearly as strong as a long one, so
+# levels 3-4 are fixed depths of 2 and 4 plies, which keep the levels apart (docs/cpu.md
+# section 2); in Basic level 2 plays 30% random moves.
+LEVELS = {1: (1, 32, 70, False), 2: (1, 0, 10, False), 3: (2, 0, 0, False),
+          4: (4, 0, 0, False), 5: (MAX_PLY - 2, 0, 0, True)}
+BASIC_LEVELS = {2: (1, 0, 30, False)}
 
-_tt = None
-_tt_rules = None
-_work = None
-_owner = None  # the one Search that may use the shared arrays
 # Multi-player values are relative to the root seat (paranoid), so each root seat keys its
 # own entries; two-player values are relative to the seat to move and stay valid from one
 # move to the next, which is most of the table's gain.
 _ROOT_SALT = (0x15A5A5A5, 0x0C3C3C3C, 0x1F0F0F0F, 0x06969696)
 
 
-def _table(rules):
-    """The transposition table, emptied when the rules change: the same stones score
-    differently in Kalah and Basic (and with other capture rules), and early positions of
-    the two variants hash alike."""
-    global _tt, _tt_rules
-    from array import array
-    size = 1 << TT_BITS
-    if _tt is None:
-        _tt = (array("i", bytearray(4 * size)), array("i", bytearray(4 * size)))
-    r = (rules.variant, rules.players, rules.pits, rules.capture, rules.wipeout_capture,
-         rules.play_all_places)
-    if r != _tt_rules:
-        # New zero keys, made in C (a Python loop over the entries took ~200 ms of the
-        # move's budget on the Pico); the values behind them are never read then.
-        _tt = (None, _tt[1])
-        _tt = (array("i", bytearray(4 * size)), _tt[1])
-        _tt_rules = r
-    return _tt
+class Memory:
+    """The transposition table and the per-ply arrays of a search, allocated at first use
+    (the table only for level 5) and reused by every later search given this Memory. The
+    table is emptied when the rules change: the same stones score differently in Kalah and
+    Basic (and with other capture rules), and early positions of the two variants hash
+    alike. A Search given a Memory that a newer Search has taken stops at its next step()
+    with its best move so far (and stopped set)."""
 
+    def __init__(self):
+        self.keys = None  # the table: keys and packed entries, array('i') each
+        self.data = None
+        self.rules = None
+        self.shape = None
+        self.board = None  # the last SearchBoard: its undo snapshots are reused
+        self.owner = None
 
-def clear_table():
-    """Forget the transposition table (tests use it to make searches independent)."""
-    if _tt is not None:
-        for a in _tt:
-            for i in range(len(a)):
-                a[i] = 0
+    def clear(self):
+        """Forget what the table learned (so that a search does not depend on the last)."""
+        if self.keys is not None:
+            for a in (self.keys, self.data):
+                for i in range(len(a)):
+                    a[i] = 0
 
+    def table(self, rules):
+        from array import array
+        size = 1 << TT_BITS
+        r = (rules.variant, rules.players, rules.pits, rules.capture, rules.wipeout_capture,
+             rules.play_all_places)
+        if self.keys is None or r != self.rules:
+            # New zero keys, made in C (a Python loop over the entries took ~200 ms of the
+            # move's budget on the Pico); the entries behind them are never read then.
+            self.keys = None
+            self.keys = array("i", bytearray(4 * size))
+            if self.data is None:
+                self.data = array("i", bytearray(4 * size))
+            self.rules = r
+        return self.keys, self.data
 
-def _workspace(game):
-    """The per-ply arrays, allocated once per board shape and reused by later searches."""
-    global _work
-    shape = (game.players, game.pits)
-    if _work is None or _work[0] != shape:
-        _work = None  # let the old arrays go before the new ones are made
+    def arrays(self, game):
+        """The per-ply arrays for this board shape: allocated once, reused after."""
+        shape = (game.players, game.pits)
+        if self.shape == shape:
+            return
+        self.shape = None
+        self.board = None  # let the old arrays go before the new ones are made
         n = game.pits
         m = MAX_PLY + 1
-        _work = (shape, None, [bytearray(n) for _ in range(m)], [[0] * n for _ in range(m)],
-                 bytearray(m), bytearray(m), [0] * m, [0] * m, [0] * m, [0] * m, [0] * m,
-                 bytearray(m), bytearray(m), [0] * m, bytearray(m), [0] * 32, bytearray(m),
-                 bytearray(m))
-    return _work
+        self.mv = [bytearray(n) for _ in range(m)]   # each ply's moves, best first
+        self.sc = [[0] * n for _ in range(m)]        # and their ordering scores
+        self.cnt = bytearray(m)                      # how many moves
+        self.idx = bytearray(m)                      # the next move to try
+        self.dep = [0] * m                           # depth left, in half plies
+        self.alpha = [0] * m
+        self.beta = [0] * m
+        self.alpha0 = [0] * m                        # alpha on entry (the table's bound)
+        self.bestv = [0] * m
+        self.bestm = bytearray(m)
+        self.pov = bytearray(m)                      # the team whose view a value is in
+        self.key = [0] * m                           # table key of the node
+        self.killer = bytearray(m)
+        self.hist = [0] * 32                         # history counter by (seat, pit)
+        self.lazy = bytearray(m)                     # only the table's move listed so far
+        self.nw = bytearray(m)                       # 1: on a null window, 2: searched again
+        self.shape = shape
 
 
 class Rng:
@@ -124,20 +143,22 @@ class Rng:
 class Search:
     """One move choice. step(slice_ms) works for about slice_ms and returns True when done;
     best is a legal pit from the start. Attributes for tests and benches: depth (deepest
-    finished iteration), nodes, score, timed_out."""
+    finished iteration), nodes, score, timed_out, stopped.
 
-    def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0):
-        global _work, _owner
+    memory: a Memory to work in (default: a new one for this search).
+    best_reply: in 3-4 player games, after a rival's move the root moves again, so that only
+    the next rival replies to each of its moves (docs/cpu.md section 6); False searches the
+    real turn order."""
+
+    def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
+                 best_reply=True):
         if isinstance(level, bool) or level not in LEVELS:
             raise ValueError("level must be 1, 2, 3, 4 or 5, got %r" % (level,))
         if game.over:
             raise ValueError("the game is over: there is no move to choose")
         self.started = ticks_ms()
-        maxd, self.noise, rnd, use_tt, share = \
+        maxd, self.noise, rnd, use_tt = \
             LEVELS[level] if game.kalah or level not in BASIC_LEVELS else BASIC_LEVELS[level]
-        budget_ms = budget_ms * share // 100
-        if max_nodes:
-            max_nodes = max(1, max_nodes * share // 100)
         # The clock is read every 4 nodes (~2 ms on the Pico) and the last step() returns
         # after that: stopping 1/25 of the budget early keeps the whole call inside it.
         self.deadline = ticks_add(self.started, budget_ms - budget_ms // 25)
@@ -147,7 +168,9 @@ class Search:
         self.score = 0
         self.depth = 0
         self.nodes = 0
+        self.paused = 0  # run() stopped before a node it has counted (negamax.py)
         self.timed_out = False
+        self.stopped = False
         self.done = False
         rng = Rng(self.started if seed is None else seed)
         self.noise_salt = rng.below(256)
@@ -156,21 +179,24 @@ class Search:
             self.best = moves[rng.below(len(moves))]
             self.done = True
             return
-        self.tt = _table(game.rules) if use_tt else None
+        if memory is None:
+            memory = Memory()
+        self.memory = memory
+        self.tt = memory.table(game.rules) if use_tt else None
         self.tmask = (1 << TT_BITS) - 1
-        self.extra_cost = EXTRA_COST
-        self.rival_cost = 2 if game.players == 2 else RIVAL_COST
         self.root = root = game.turn
         p = game.players
+        self.skip = best_reply and p > 2
         self.salt = 0 if p == 2 else _ROOT_SALT[root]
         self.team = bytes([0 if s == root else 1 for s in range(p)])
-        _owner = self
-        w = _workspace(game)
-        self.bd = SearchBoard(game, MAX_PLY, w[1])
-        _work = w[:1] + (self.bd,) + w[2:]
+        memory.owner = self
+        memory.arrays(game)
+        self.bd = memory.board = SearchBoard(game, MAX_PLY, memory.board)
+        m = memory
         (self.mv, self.sc, self.cnt, self.idx, self.dep, self.alpha, self.beta, self.alpha0,
          self.bestv, self.bestm, self.pov, self.key, self.killer, self.hist, self.lazy,
-         self.nw) = w[2:]
+         self.nw) = (m.mv, m.sc, m.cnt, m.idx, m.dep, m.alpha, m.beta, m.alpha0, m.bestv,
+                     m.bestm, m.pov, m.key, m.killer, m.hist, m.lazy, m.nw)
         for i in range(MAX_PLY + 1):
             self.killer[i] = 0
             self.lazy[i] = 0
@@ -179,11 +205,8 @@ class Search:
             self.hist[i] = 0
         self.bestv[0] = -INF
         self.iter = 0
-        # Basic 2p, deeper than 2 plies (levels 4-5): even depths only, so that an iteration
-        # never ends on the root's own move (an odd depth in a race flatters the seat that
-        # moves last).
-        full = not game.kalah and p == 2 and maxd > 2 and share == 100
-        self.step_plies = BASIC_STEP if full else 1
+        # Basic 2p, deeper than 2 plies (levels 4-5): even depths only.
+        self.step_plies = BASIC_STEP if not game.kalah and p == 2 and maxd > 2 else 1
         self._new_iteration()
 
     def _new_iteration(self):
@@ -215,9 +238,9 @@ class Search:
         """Search for about slice_ms (never past the deadline); True when best is final."""
         if self.done:
             return True
-        if _owner is not self:
-            # A newer Search took over the shared arrays: keep the best move found so far.
-            self.timed_out = self.done = True
+        if self.memory.owner is not self:
+            # A newer Search took over the memory: keep the best move found so far.
+            self.timed_out = self.stopped = self.done = True
             return True
         now = ticks_ms()
         stop = ticks_add(now, slice_ms)
@@ -258,7 +281,8 @@ class Search:
             self._new_iteration()
 
 
-def choose_move(game, level=5, budget_ms=1000, seed=None, max_nodes=0):
+def choose_move(game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None):
     """A legal pit for game.turn, chosen within about budget_ms; game is not changed.
-    seed makes the levels' mistakes reproducible; max_nodes caps the work (tests, benches)."""
-    return Search(game, level, budget_ms, seed, max_nodes).run()
+    seed makes the levels' mistakes reproducible; max_nodes caps the work (tests, benches);
+    memory, a Memory kept between moves (default: a new one)."""
+    return Search(game, level, budget_ms, seed, max_nodes, memory).run()

@@ -8,28 +8,40 @@ Scores are small ints: WIN marks a decided game, everything else stays far below
   and to the other seat, fitted to the outcomes of self-play games (docs/cpu.md section 4).
   Stones near the own store (extra moves and the finishing move) are worth having, stones
   far from it cost, whoever is to move; the stone count alone hardly predicts who wins.
-- Basic otherwise: the work left to shed (fewer stones is better, stones far from the store
-  count more), against the nearest rival; in 3-4 player games each seat that has already
-  finished ahead costs a place.
+- Basic, 2 players, 7 pits: the work left to shed, against the rival's (fewer stones is
+  better, stones far from the store count more).
+- Basic, 3-4 players: the stones left against the nearest rival still playing; each seat
+  that has already finished ahead costs a place.
+
+Units, for whoever turns a score into words (host_tools' analyze): Kalah KALAH_STORE per
+seed of store difference; Basic 2p with 6 pits LOGIT per unit of log-odds of winning;
+other Basic BASIC_LEFT per stone. unit(kalah, players, pits) says which.
 """
 
 WIN = 10000
 INF = 30000
 
-KALAH_STORE = 4
-KALAH_SIDE = 0
-BASIC_LEFT = 4
-BASIC_DIST = 4
-BASIC_EXTRA = 0
-BASIC_RIVAL = 4  # in quarters: how much the nearest rival's work counts in 3-4 player games
-BASIC_TABLE = True  # Basic 2p, 6 pits: the fitted table below instead of the work left
+KALAH_STORE = 4   # Kalah: per seed of store difference
+BASIC_LEFT = 4    # Basic 7 pits and 3-4 players: per stone left to shed
+BASIC_DIST = 4    # Basic 7 pits: per stone, times its steps to the store beyond the first / pits
+LOGIT = 32        # Basic 2p, 6 pits: per unit of log-odds of winning (the fitted table)
+STONES = "stones"
+LOG_ODDS = "log-odds"
+
+
+def unit(kalah, players, pits):
+    """(what a score counts, score units per one of it) for these rules: (STONES, 4) or
+    (LOG_ODDS, 32)."""
+    if not kalah and players == 2 and pits == 6:
+        return LOG_ODDS, LOGIT
+    return STONES, KALAH_STORE if kalah else BASIC_LEFT
 
 # Kalah: _KALAH_VALUE[12 * (pit - 1) + min(k, 11)] is what k seeds in that pit of the seat to
 # move are worth to it (rows 1-6), then k seeds in the other seat's pit (rows 7-12), in the
 # units of KALAH_STORE (4 per seed in a store; a unit of log-odds is ~14). Fitted by
 # logistic regression, with the store difference, to the outcomes of 3000 self-play games
 # of Kalah(6,4) (level 5, 500 nodes a move, 2-6 random opening moves). Stored +128, one
-# line a pit; docs/cpu.md section 4 prints the values. A bytes constant is the only copy
+# line a pit (bench/cpu.py --fit prints new ones so). A bytes constant is the only copy
 # (a tuple of ints would be built at import and kept as a constant too: ~1 KB more heap).
 _KALAH_VALUE = (
     b"\x80\x88\x8b\x90\x90\x94\x95\x84\x82\x82\x84\x87"
@@ -50,7 +62,7 @@ _KALAH_VALUE = (
 # 32 units per unit of log-odds of winning. Fitted by logistic regression to the outcomes of
 # 3000 self-play games (level 5, 500 nodes a move, 2-6 random opening moves), positions with
 # fewer than 20 stones on the sides: earlier ones the stones do not predict (docs/cpu.md).
-# Stored +128, one line a pit, as _KALAH_VALUE; docs/cpu.md section 4 prints the values.
+# Stored +128, one line a pit, as _KALAH_VALUE.
 _PIT_VALUE = (
     b"\x80\x77\x7a\x83\x88\x86\x9b\x96\x88\x73"
     b"\x80\x84\x8d\x8f\x9b\x9c\x93\x93\x84\x86"
@@ -85,20 +97,14 @@ def terminal(board, root, ply):
     return v - ply if v > 0 else v + ply
 
 
-def _work(b, base, n, w):
-    """Basic: how much a seat still has to shed. Stones far from the store count more (a far
-    pit mostly sows into the seat's own pits), and a pit that ends in a store (an extra
-    move) counts as a tempo in hand."""
+def _work(b, z, s, n):
+    """Basic: how much seat s still has to shed, the stones on its side plus stones far from
+    the store counting more (a far pit mostly sows into the seat's own pits)."""
+    base = s * (n + 1)
     dist = 0
-    extra = 0
     for p in range(n):
-        k = b[base + p]
-        if k:
-            d = n - p
-            dist += k * (d - 1)
-            if k == d or (k > d and (k - d) % w == 0):
-                extra += 1
-    return BASIC_DIST * dist // n - BASIC_EXTRA * extra
+        dist += b[base + p] * (n - 1 - p)
+    return BASIC_LEFT * b[z + s] + BASIC_DIST * dist // n
 
 
 def static(board, root, turn):
@@ -108,12 +114,11 @@ def static(board, root, turn):
     n = board.pits
     w = n + 1
     if board.kalah:
-        o = 1 - root
         v = kalah_table(b, turn, n)
-        return KALAH_STORE * (b[root * w + n] - b[o * w + n]) + \
-            KALAH_SIDE * (b[z + root] - b[z + o]) + (v if turn == root else -v)
+        return KALAH_STORE * (b[root * w + n] - b[(1 - root) * w + n]) + \
+            (v if turn == root else -v)
     p = board.players
-    if p == 2 and n == 6 and BASIC_TABLE:
+    if p == 2 and n == 6:
         base = turn * w
         other = (1 - turn) * w
         k = b[z + turn]
@@ -130,39 +135,16 @@ def static(board, root, turn):
             k = b[other + i]
             v += t[60 + 10 * i + (k if k < 10 else 9)]
         return v if turn == root else -v
-    if p > 2 and not BASIC_MULTI_WORK:
-        return _multi_left(board, root)
-    mine = BASIC_LEFT * b[z + root] + _work(b, root * w, n, w)
     if p == 2:
-        o = 1 - root
-        return BASIC_LEFT * b[z + o] + _work(b, o * w, n, w) - mine
-    # Multi-player: race against the closest rival still playing; seats already finished
+        return _work(b, z, 1 - root, n) - _work(b, z, root, n)
+    # 3-4 players: race against the closest rival still playing; seats already finished
     # push the best place the root can still get down by one each.
-    mask = board.mask
-    near = 30000
-    for s in range(p):
-        if s != root and (mask >> s) & 1:
-            v = BASIC_LEFT * b[z + s] + _work(b, s * w, n, w)
-            if v < near:
-                near = v
-    ahead = _ahead(board.places)
-    return (BASIC_RIVAL * near) // 4 - mine - ahead * (WIN // (2 * p))
-
-
-BASIC_MULTI_WORK = False
-
-
-def _multi_left(board, root):
-    b = board.b
-    z = board.size
-    p = board.players
     mask = board.mask
     near = 255
     for s in range(p):
         if s != root and (mask >> s) & 1 and b[z + s] < near:
             near = b[z + s]
-    ahead = _ahead(board.places)
-    return BASIC_LEFT * ((BASIC_RIVAL * near) // 4 - b[z + root]) - ahead * (WIN // (2 * p))
+    return BASIC_LEFT * (near - b[z + root]) - _ahead(board.places) * (WIN // (2 * p))
 
 
 def _ahead(places):

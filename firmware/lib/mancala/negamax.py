@@ -12,8 +12,7 @@ Written for speed on MicroPython, where every attribute lookup and call costs by
 """
 
 from mancala.searchboard import R, RT
-from mancala.evaluate import WIN, INF, KALAH_STORE, KALAH_SIDE, terminal, static, \
-    _KALAH_VALUE
+from mancala.evaluate import WIN, INF, KALAH_STORE, terminal, static, _KALAH_VALUE
 
 try:
     from micropython import const
@@ -38,9 +37,7 @@ _UPPER = const(2)
 _NEXT = const(0)  # try the next move of node d (or close node d)
 _RET = const(1)   # the move made at ply d returned the value v (d's point of view)
 _BIAS = const(32768)
-# 3-4 players: after a rival's move the root moves again (only the next rival replies to
-# each of the root's moves), a best-reply style model; docs/cpu.md section 6.
-SKIP_RIVALS = 1
+_PLY = const(2)  # depth is counted in half plies; every move costs 2
 _CHECK = const(3)  # look at the clock every 4 nodes (~2 ms on the Pico)
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
@@ -81,13 +78,10 @@ def run(s, stop):
     kalah = bd.kalah
     n = bd.pits
     w = n + 1
-    loop = 2 * n + 1
     nonempty_only = bd.nonempty_only
     wipeout = bd.wipeout
     st_r = root * w + n
     st_o = (1 - root) * w + n
-    sd_r = z + root
-    sd_o = z + 1 - root
     sink = z + bd.players
     half = bd.total // 2
     max_nodes = s.max_nodes
@@ -95,10 +89,8 @@ def run(s, stop):
     sh = bd.sh
     sturn = bd.sturn
     srare = bd.srare
-    extra = s.extra_cost
     ktab = _KALAH_VALUE
-    rival = s.rival_cost
-    skip = SKIP_RIVALS and bd.players > 2
+    skip = s.skip
     last = len(dep) - 2
     nxt = bd.nxt
     nseat = bd.nseat
@@ -106,6 +98,13 @@ def run(s, stop):
     h = bd.h
     t = bd.turn
     nodes = s.nodes
+    # A search stopped by the clock resumes at the node it was about to search: that node
+    # was counted then, and the clock is not read again before it is searched.
+    resumed = -1
+    if s.paused:
+        s.paused = 0
+        resumed = nodes
+        nodes -= 1
     d = s.d
     state = s.state
     v = s.val
@@ -137,9 +136,10 @@ def run(s, stop):
                 state = _RET
                 continue
             nodes += 1
-            if not nodes & _CHECK:
+            if not nodes & _CHECK and nodes != resumed:
                 if ticks_diff(stop, ticks_ms()) <= 0 or (max_nodes and nodes >= max_nodes):
                     s.nodes = nodes
+                    s.paused = 1
                     s.d = d
                     s.state = state
                     bd.h = h
@@ -199,7 +199,7 @@ def run(s, stop):
             elif own[j] != sink:
                 t = root if skip and mover != root else nseat[mover]
             c = d + 1
-            dc = dep[d] - (extra if t == mover else (2 if mover == root else rival))
+            dc = dep[d] - _PLY
             # Leaves: scored here, from the root's view, then handed back to d.
             if t is None or (not kalah and places[root]):
                 v = terminal(bd, root, c)
@@ -208,7 +208,7 @@ def run(s, stop):
                 v = (WIN if b[st_r] > b[st_o] else -WIN) + b[st_r] - b[st_o]
             elif dc <= 0 or c >= last:
                 if kalah:
-                    v = KALAH_STORE * (b[st_r] - b[st_o]) + KALAH_SIDE * (b[sd_r] - b[sd_o])
+                    v = KALAH_STORE * (b[st_r] - b[st_o])
                     # The pits' worth to the seat to move (evaluate.kalah_table).
                     base = t * w
                     ob = (1 - t) * w

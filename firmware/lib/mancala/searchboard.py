@@ -59,7 +59,7 @@ class SearchBoard:
             h += game.board[i] * R[i]
         self.turn = game.turn
         self.over = game.over
-        # The search's model of 3-4 player turns (negamax.SKIP_RIVALS): a rival's move is
+        # The search's model of 3-4 player turns (Search best_reply): a rival's move is
         # followed by this seat's, not the next rival's. None: the real order.
         self.skip_to = None
         self.places = bytearray(p)

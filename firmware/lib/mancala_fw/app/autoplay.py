@@ -53,6 +53,7 @@ class Autoplay:
     def __init__(self, app):
         self.app = app
         self.search = None
+        self.memory = None  # the CPU's mancala.cpu.Memory, made at its first search
         self.by = None
         self.since = 0  # ticks_ms() when the search for the CPU's move started
         self.turn_started = None
@@ -64,11 +65,18 @@ class Autoplay:
         """Think about the move in slices; tick() shows the pit when done and answers the
         serial request rid then (source "serial")."""
         if self.search is None:
-            from mancala.cpu import Search
-            self.search = Search(self.app.session.game, HINT_LEVEL, THINK_MS)
+            self.search = self._search(self.app.session.game, HINT_LEVEL)
             self.hinting = source
         if source == "serial":  # only now: a Search that failed was answered `internal`
             self.asked.append(rid)
+
+    def _search(self, game, level):
+        # Only boards that use the CPU load it and pay its heap; the Memory (the
+        # transposition table and per-ply arrays) is kept for every later search.
+        from mancala.cpu import Search, Memory
+        if self.memory is None:
+            self.memory = Memory()
+        return Search(game, level, THINK_MS, memory=self.memory)
 
     def _answer(self, seat, pit, code=HINT_DROPPED):
         """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""
@@ -171,8 +179,7 @@ class Autoplay:
             self.by = by
             self.since = ticks_ms()
             try:
-                from mancala.cpu import Search  # only boards that use the CPU pay its heap
-                self.search = Search(g, level, THINK_MS)
+                self.search = self._search(g, level)
             except Exception:
                 self._fall_back(g)
                 raise
