@@ -195,6 +195,64 @@ def test_demo_plays_game_after_game_until_a_touch(tmp_path, monkeypatch):
     assert len([e for e in events if e["event"] == "move"]) == moves
 
 
+def _demo_games(tmp_path, monkeypatch, seed, count):
+    """The pits played in each of the first `count` demo games with this seed."""
+    from mancala_fw import app as firmware_app
+    clock = [0]
+    monkeypatch.setattr(firmware_app, "ticks_ms", lambda: clock[0])
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    app.set_demo(True, "test", seed)
+    t = 0
+    while len([e for e in events if e["event"] == "game_over"]) < count and t < 10 ** 7:
+        clock[0] = t
+        app.tick(t)
+        t += 10
+    games, moves = [], None
+    for e in events:
+        if e["event"] == "demo":
+            moves = []
+            games.append(moves)
+        elif e["event"] == "new_game" and moves is not None:
+            moves = []
+            games.append(moves)
+        elif e["event"] == "move" and moves is not None:
+            moves.append((e["seat"], e["pit"]))
+    return games[:count], events
+
+
+def test_demo_games_differ_from_one_game_to_the_next(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    games, events = _demo_games(tmp_path / "a", monkeypatch, 7, 3)
+    assert [e for e in events if e["event"] == "demo"][0] == {
+        "event": "demo", "on": True, "source": "test", "level": autoplay.DEMO_LEVEL}
+    assert len(games) == 3 and all(games)
+    pits = [[pit for _, pit in g] for g in games]
+    # the starter rotates, so a repeated game would show the same pits from another seat
+    for a, b in zip(pits, pits[1:]):
+        assert a != b and a[0] != b[0]
+    # the same seed gives the same games: a demo can be shown again
+    (tmp_path / "b").mkdir()
+    again, _ = _demo_games(tmp_path / "b", monkeypatch, 7, 3)
+    assert again == games
+    (tmp_path / "c").mkdir()
+    other, _ = _demo_games(tmp_path / "c", monkeypatch, 8, 1)
+    assert other[0] != games[0]
+
+
+def test_demo_over_the_protocol_says_its_level_and_the_state_says_demo():
+    with Board("duo") as b:
+        b.ok("set_config", config={"animation_ms": 0})
+        assert b.ok("state")["demo"] is False
+        assert b.ok("demo", on=True, seed=5)["on"] is True
+        assert b.wait_event("demo") == {"event": "demo", "on": True, "source": "serial",
+                                        "level": autoplay.DEMO_LEVEL}
+        assert b.ok("state")["demo"] is True
+        b.ok("demo", on=False)
+        assert b.wait_event("demo") == {"event": "demo", "on": False, "source": "serial"}
+        assert b.ok("state")["demo"] is False
+        assert b.request("demo", on=True, seed="x")["error"]["code"] == "bad_request"
+
+
 def test_menu_pit_5_hands_a_seat_to_the_cpu_and_back(tmp_path):
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
     store = app.seating.store(1)

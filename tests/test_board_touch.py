@@ -220,6 +220,52 @@ def test_a_refused_touch_blinks_before_the_event(tmp_path):
     assert [e["event"] for e in events] == ["refused"] and app.state() == before
 
 
+def _sowing(app, display, events, seat, pit):
+    """Play seat's pit by touch; returns the animation's start and the time its last stone
+    lands (the steps are laid out at fixed offsets, so the test sets the clock)."""
+    from mancala_fw.display.animation import SOW
+    app.touch("press", app.seating.position(seat, pit), 0)
+    anim = display.anim
+    assert anim.active and events[-1]["event"] == "move"
+    last = max(t for t, kind, *_ in anim._steps if kind == SOW)
+    return anim._start, last
+
+
+def test_a_touch_while_stones_still_fly_only_skips_the_animation(tmp_path):
+    app, display, leds, events = _quad_app(tmp_path)
+    start, last = _sowing(app, display, events, 0, 1)
+    display.tick(start + last - 1)  # the last stone is still in the air
+    assert display.busy() and display.sowing()
+    after = app.state()
+    del events[:]
+    app.touch("press", app.seating.position(1, 2), start + last - 1)  # seat 1's legal pit
+    assert events == [] and app.state() == after and not display.busy()
+
+
+def test_a_touch_after_the_last_stone_lands_plays(tmp_path):
+    app, display, leds, events = _quad_app(tmp_path)
+    start, last = _sowing(app, display, events, 0, 1)
+    display.tick(start + last)  # every stone is down; the last count is still to show
+    assert display.busy() and not display.sowing()
+    del events[:]
+    app.touch("press", app.seating.position(1, 2), start + last)
+    assert [(e["event"], e["seat"], e["pit"]) for e in events] == [("move", 1, 2)]
+
+
+def test_a_wrong_touch_after_the_last_stone_lands_is_refused_visibly(tmp_path):
+    app, display, leds, events = _quad_app(tmp_path)
+    start, last = _sowing(app, display, events, 0, 1)
+    display.tick(start + last)
+    after = app.state()
+    del events[:]
+    pos = app.seating.position(0, 3)  # seat 0 has moved: not its turn
+    app.touch("press", pos, start + last)
+    assert [e["event"] for e in events] == ["refused"] and "turn" in events[0]["reason"]
+    assert app.state() == after
+    chain, first, n = QUAD.ring[pos]
+    assert leds.bufs[chain][first * 3 + 1] > 0 and leds.bufs[chain][first * 3] == 0  # red
+
+
 class _Recorder:
     """The pieces app.loop.loop() drives, each noting its call in one shared list."""
 

@@ -113,6 +113,15 @@ def test_press_prints_commentary(monkeypatch, capsys):
     assert port.sent[-1] == {"id": port.sent[-1]["id"], "cmd": "press", "seat": 0, "pit": 3}
 
 
+def test_press_without_a_seat_plays_for_the_seat_to_move(monkeypatch, capsys):
+    answer = {"id": ANSWER, "ok": False, "error": {"code": "illegal_move", "message": "Pit 3 is empty."}}
+    port = FakePort(board_script(press=[answer]))
+    code, out, err = run(monkeypatch, capsys, port, ["press", "3"])
+    assert port.sent[-1] == {"id": port.sent[-1]["id"], "cmd": "press", "pit": 3}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script()), ["press", "1", "2", "3"])
+    assert code == 2 and "press takes a pit, or a seat and a pit (press 4, press 1 4), got 3 numbers." in err
+
+
 def test_illegal_press_is_refused(monkeypatch, capsys):
     refusal = {"id": ANSWER, "ok": False, "error": {"code": "illegal_move", "message": "It is seat 1's turn, not seat 0's."}}
     code, out, err = run(monkeypatch, capsys, FakePort(board_script(press=[refusal])), ["press", "0", "3"])
@@ -179,7 +188,7 @@ def test_find_board_by_usb_id():
 def test_unknown_command_and_bad_seat(capsys):
     with pytest.raises(SystemExit):
         cli.main(["press", "x", "3"])
-    assert "a seat is a number" in capsys.readouterr().err
+    assert "a seat or pit is a whole number, got 'x'" in capsys.readouterr().err
 
 
 def test_port_from_env_then_usb_then_the_sim_link(monkeypatch, tmp_path, capsys):

@@ -44,6 +44,12 @@ def command(name, handler, help_text):
     return add
 
 
+def _number(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError("a seat or pit is a whole number, got %r" % text)
+    return int(text)
+
+
 def _seat(text):
     if not text.isdigit():
         raise argparse.ArgumentTypeError("a seat is a number from 0, got %r" % text)
@@ -68,10 +74,11 @@ def _a_new(p):
     p.add_argument("rules", nargs="*", metavar="RULE=VALUE", help="e.g. variant=basic players=3")
 
 
-@command("press", _board_command("press"), "press SEAT PIT, exactly like a touch on the board")
+@command("press", _board_command("press"),
+         "press [SEAT] PIT, exactly like a touch on the board (no SEAT: the seat to move)")
 def _a_press(p):
-    p.add_argument("seat", type=_seat)
-    p.add_argument("pit", type=int)
+    p.add_argument("place", nargs="+", type=_number, metavar="[SEAT] PIT",
+                   help="the pit, and before it the seat (default: the seat to move)")
 
 
 @command("resign", _board_command("resign"), "resign SEAT")
@@ -87,6 +94,12 @@ def _a_undo(p):
 @command("state", _board_command("state"), "show the game in progress")
 def _a_state(p):
     pass
+
+
+@command("demo", _board_command("demo"), "demo mode: the CPU plays every seat, game after game (demo off: stop)")
+def _a_demo(p):
+    p.add_argument("action", nargs="?", choices=["on", "off"], default="on")
+    p.add_argument("--seed", type=int, help="the same seed shows the same games again (0 to 2^30 - 1)")
 
 
 @command("hint", _module_command("hint"), "ask the board which pit its CPU suggests for the seat to move")

@@ -52,11 +52,16 @@ class Client:
             return None
         return msg
 
+    def _others(self):
+        others = getattr(self.transport, "others", None)
+        return others() if others else "another program may have the port open: close it"
+
     def _garbage_error(self, what):
         first = self._garbage[0]
         return BoardError("The device on %s sent %d line(s) that are not the board's protocol "
-                          "(first: %r) while waiting for %s; is the Mancala firmware running "
-                          "on it?" % (self.name, len(self._garbage), _sample(first), what))
+                          "(first: %r) while waiting for %s: the Mancala firmware is not running "
+                          "on it, or %s." % (self.name, len(self._garbage), _sample(first), what,
+                                             self._others()))
 
     def request(self, cmd, timeout=None, **fields):
         """The board's answer to `cmd` (a dict with ok: true); BoardRefused if it says no."""
@@ -107,8 +112,12 @@ class Client:
                     if self._garbage:
                         raise self._garbage_error("the answer to hello")
                     raise BoardError("The device on %s does not answer hello: it is not a Mancala "
-                                     "board, or its firmware is not running (see the REPL with "
-                                     "mpremote)." % self.name)
+                                     "board, its firmware is not running (see the REPL with "
+                                     "mpremote), or %s." % (self.name, self._others()))
+        if "protocol" not in answer or "firmware" not in answer:
+            raise BoardError("The answer to hello on %s came without %s: %s." % (
+                self.name, "its protocol version" if "protocol" not in answer else "the firmware "
+                "version", self._others()))
         if answer.get("protocol") != PROTOCOL:
             raise BoardError("The board on %s speaks protocol %r; this tool speaks protocol %d: "
                              "update the firmware (mancala-board deploy) or this tool."

@@ -1,4 +1,5 @@
-"""Commands that talk to the board once and print: info, config, new, press, resign, undo, state.
+"""Commands that talk to the board once and print: info, config, new, press, resign, undo,
+state, demo.
 
 Each handler takes the parsed arguments and an open `Client` (after hello) and returns the
 exit code. With `--json` they print the board's answer as JSON, for scripts.
@@ -111,9 +112,12 @@ def cmd_new(args, client):
 
 
 def cmd_press(args, client):
-    fields = {"pit": args.pit}
-    if args.seat is not None:
-        fields["seat"] = args.seat
+    if len(args.place) > 2:
+        raise BoardError("press takes a pit, or a seat and a pit (press 4, press 1 4), got %d "
+                         "numbers." % len(args.place), exit_code=2)
+    fields = {"pit": args.place[-1]}
+    if len(args.place) == 2:
+        fields["seat"] = args.place[0]
     return _after_move(args, client.request("press", **fields))
 
 
@@ -129,6 +133,20 @@ def cmd_undo(args, client):
     return 0
 
 
+def cmd_demo(args, client):
+    fields = {"on": args.action != "off"}
+    if args.seed is not None:
+        fields["seed"] = args.seed
+    answer = client.request("demo", **fields)
+    if answer.get("on"):
+        lines = ["Demo mode is on: the CPU plays every seat, game after game, until a touch on "
+                 "the board or 'mancala-board demo off'."]
+    else:
+        lines = ["Demo mode is off: the seats play as configured again."]
+    _out(args, answer, lines)
+    return 0
+
+
 def cmd_state(args, client):
     answer = client.request("state")
     lines = _state_lines(answer["state"], args)
@@ -139,4 +157,4 @@ def cmd_state(args, client):
 
 
 __all__ = ["cmd_info", "cmd_config", "cmd_new", "cmd_press", "cmd_resign", "cmd_undo",
-           "cmd_state", "config_lines", "commentary"]
+           "cmd_state", "cmd_demo", "config_lines", "commentary"]

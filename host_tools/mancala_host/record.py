@@ -46,7 +46,9 @@ class GameTracker:
         hello = client.hello_answer or {}
         self.board = {"profile": hello.get("board"), "firmware": hello.get("firmware")}
         self.config = client.request("get_config").get("config") or {}
-        self.check(client.request("state"), "The board is back")
+        answer = client.request("state")
+        self.demo = answer.get("demo") is True
+        self.check(answer, "The board is back")
 
     def check(self, answer, why):
         """Compare the board's `state` answer with the game being recorded, and catch up: a
@@ -89,6 +91,10 @@ class GameTracker:
             self.config = ev.get("config") or self.config
         elif name == "demo":
             self.demo = ev.get("on") is True
+            if isinstance(ev.get("level"), int):
+                self.demo_level = ev["level"]
+            if self.demo and self.game is not None and not self.game["moves"]:
+                self.game["seats"] = self._seats(len(self.game["seats"]) or self.engine.players)
         elif name == "new_game":
             if self.game is not None:
                 self.say("A new game was started before this one ended.")
@@ -130,9 +136,7 @@ class GameTracker:
 
     # -- games ----------------------------------------------------------------------------
     def _start(self, state, first):
-        seats = list(self.config.get("seats") or [])[:len(state["pits"])]
-        if self.demo:
-            seats = [{"kind": "cpu", "level": self.demo_level} for _ in state["pits"]]
+        seats = self._seats(len(state["pits"]))
         self.game = gamelog.new_game(dict(self.board), state["rules"], seats, first)
         self.engine = gamelog.start_engine(self.game)
         self.t0 = time.monotonic()
@@ -141,6 +145,12 @@ class GameTracker:
             self.game = None
             return
         self.say("Recording a new game: %s." % _label(state["rules"]))
+
+    def _seats(self, players):
+        """The seats as the board plays them: in demo mode every seat is the CPU."""
+        if self.demo:
+            return [{"kind": "cpu", "level": self.demo_level} for _ in range(players)]
+        return list(self.config.get("seats") or [])[:players]
 
     def _finish(self):
         state = self.engine.to_dict()

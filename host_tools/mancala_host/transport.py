@@ -8,6 +8,7 @@ Tests use the scripted fake in `tests/fakeport.py`, which has the same four memb
 
 import errno
 import os
+import stat
 import sys
 import time
 
@@ -24,6 +25,11 @@ class Transport:
     gone."""
 
     name = "?"
+
+    def others(self):
+        """A clause for messages about a confused line: who else may be reading it."""
+        return "another program may have the port open and be taking part of the board's " \
+               "answers: close it"
 
     def write_line(self, data):
         raise NotImplementedError
@@ -59,6 +65,53 @@ def find_board(list_ports=None):
     raise BoardError("Several boards found (%s); choose one with --port." % describe_ports(boards))
 
 
+def holders(port):
+    """'name (pid N)' for every other process that has the device behind `port` open, as far
+    as /proc lets this user see (Linux; elsewhere, or for a URL, nothing)."""
+    if "://" in port:
+        return []
+    try:
+        device = os.stat(port)
+    except OSError:
+        return []
+    if not stat.S_ISCHR(device.st_mode):
+        return []
+    found = []
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            fds = os.listdir("/proc/%s/fd" % pid)
+        except OSError:  # gone, or another user's
+            continue
+        for fd in fds:
+            try:
+                st = os.stat("/proc/%s/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if stat.S_ISCHR(st.st_mode) and st.st_rdev == device.st_rdev:
+                try:
+                    with open("/proc/%s/comm" % pid) as f:
+                        name = f.read().strip()
+                except OSError:
+                    name = "?"
+                found.append("%s, pid %s" % (name, pid))
+                break
+    return found
+
+
+def held_by_others(port):
+    """A clause naming the other programs that have `port` open, or saying one may."""
+    others = holders(port)
+    if others:
+        return "another program has the port open too (%s) and takes part of the board's " \
+               "answers: close it" % "; ".join(others)
+    return "another program (a terminal, cat, screen, mpremote) may have the port open and be " \
+           "taking part of the board's answers: close it"
+
+
 def open_error(port, exc):
     """One sentence for a port that would not open."""
     text = str(exc)
@@ -66,8 +119,10 @@ def open_error(port, exc):
     if code == errno.ENOENT or "No such file" in text or "could not open port" in text and "[Errno 2]" in text:
         return BoardError("There is no serial port at %s: check the cable, or the path given with --port." % port)
     if code == errno.EBUSY or "exclusively lock" in text or "[Errno 16]" in text or "busy" in text.lower():
-        return BoardError("The port %s is busy: another program (a terminal, mpremote or another "
-                          "mancala-board) has it open; close that and try again." % port)
+        who = holders(port)
+        return BoardError("The port %s is busy: %s has it open; close that and try again." % (
+            port, "another program (%s)" % "; ".join(who) if who else
+            "another program (a terminal, mpremote or another mancala-board)"))
     if code == errno.EACCES or "[Errno 13]" in text:
         return BoardError("Permission denied on %s: add your user to the 'dialout' group "
                           "(then log in again), or run with access to the port." % port)
@@ -91,6 +146,12 @@ class SerialTransport(Transport):
             self._port = serial.serial_for_url(port, **kwargs)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise open_error(port, exc)
+        others = holders(port)
+        if others:  # it reads what the board sends, so half the answers would go to it
+            self.close()
+            raise BoardError("The port %s is open in another program too (%s), which would take "
+                             "part of the board's answers: close it and try again."
+                             % (port, "; ".join(others)))
         self._buf = bytearray()
 
     def write_line(self, data):
@@ -125,6 +186,10 @@ class SerialTransport(Transport):
                 continue
             if time.monotonic() >= deadline:
                 return None
+
+    def others(self):
+        """A clause for messages: the other programs that hold this port, or that one may."""
+        return held_by_others(self.name)
 
     def close(self):
         try:

@@ -21,7 +21,7 @@ from mancala import IllegalMove
 
 from mancala_fw import storage
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
-from mancala_fw.app.autoplay import Autoplay
+from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
 from mancala_fw.app.heap import sample as sample_heap
 
 try:
@@ -269,8 +269,11 @@ class App:
             self.set_demo(False, "pad")  # a touch ends the demo, and only that
             return
         if kind == "press" and self.display.busy():
-            self.display.finish()  # a touch anywhere skips the animation, and only that
-            return
+            sowing = self.display.sowing()
+            self.display.finish()
+            if sowing:
+                return  # a touch while stones still fly skips the animation, and only that
+            # the last stone has landed: the touch is judged as a move (played or refused)
         if self.menu is not None:
             self.menu.touch(kind, pos, now)
             return
@@ -325,11 +328,19 @@ class App:
             self.menu = Menu(self, seat, pos, now)
             self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
 
-    def set_demo(self, on, source):
+    def set_demo(self, on, source, seed=None):
+        """Demo mode on or off; seed (an int) fixes the openings of its games."""
         if on != self.autoplay.demo:
-            self.autoplay.demo = on
-            self.autoplay.changed(ticks_ms())
-            self.emit("demo", {"on": on, "source": source})
+            now = ticks_ms()
+            if on:
+                self.autoplay.start_demo(now if seed is None else seed, now)
+            else:
+                self.autoplay.demo = False
+                self.autoplay.changed(now)
+            fields = {"on": on, "source": source}
+            if on:
+                fields["level"] = DEMO_LEVEL
+            self.emit("demo", fields)
 
     def close_menu(self):
         if self.menu is not None:

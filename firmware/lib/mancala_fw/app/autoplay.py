@@ -10,7 +10,10 @@ animation_ms is 0, which tests and demos use for speed).
 
 Demo mode (the `demo` command, or holding a pit once a game is over) plays every seat at
 DEMO_LEVEL and starts the next game DEMO_GAP_MS after one ends, until a touch on the board or
-`demo` with on = false.
+`demo` with on = false. Level 3 is a fixed-depth search and would play the same game every
+time (rotated by the starter), so the first DEMO_OPENING moves of each demo game come from its
+seed: the first move steps through the legal pits from one game to the next, the second is
+drawn by mancala.cpu.Rng. The seed is the `demo` command's, or the clock's when none is given.
 
 A hint (a tap on the store of the person to move, or the serial `hint`) is the same sliced
 search at HINT_LEVEL; its pit then pulses on the board (display.hint) and goes out as a `hint`
@@ -37,6 +40,7 @@ from mancala_fw.app.heap import sample as sample_heap
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
 DEMO_LEVEL = 3
+DEMO_OPENING = 2  # moves of each demo game chosen by its seed, so no two games in a row match
 THINK_MS = 1000
 # A slice plus the rest of a loop pass (a pad poll and the touch layer, ~1 ms on an RP2040,
 # bench/board.py) fits one pad-poll interval (app.loop.PAD_MS = 8), so a touch while the CPU
@@ -58,6 +62,8 @@ class Autoplay:
         self.since = 0  # ticks_ms() when the search for the CPU's move started
         self.turn_started = None
         self.demo = False
+        self.demo_seed = 0
+        self.demo_games = 0  # games demo mode has started since it was switched on
         self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
         self.asked = []  # ids of the serial hint requests waiting for self.search
 
@@ -112,6 +118,22 @@ class Autoplay:
         # tables' set-up included) to the move.
         return ticks_diff(ticks_ms(), self.since)
 
+    def start_demo(self, seed, now):
+        self.demo = True
+        self.demo_seed = seed & 0x3FFFFFFF
+        self.demo_games = 0
+        self.changed(now)
+
+    def _opening(self, g):
+        """One of the first DEMO_OPENING moves of a demo game, from the seed: the first move
+        differs from the last game's, the second is drawn."""
+        legal = g.legal_moves()
+        seed = self.demo_seed + self.demo_games
+        if not len(self.app.session.moves):
+            return legal[seed % len(legal)]
+        from mancala.cpu import Rng
+        return legal[Rng(seed).below(len(legal))]
+
     def changed(self, now):
         """The game or the seats changed: start the turn clock again."""
         self.search = None
@@ -145,6 +167,7 @@ class Autoplay:
             self._answer(None, None)
             if self.demo and g.over and app.menu is None and not app.display.busy() and \
                     ticks_diff(now, self.turn_started) >= DEMO_GAP_MS:
+                self.demo_games += 1
                 app.new_game("cpu")  # the next demo game (the starter rotates as usual)
             elif app.display.busy():
                 self.turn_started = now
@@ -171,6 +194,9 @@ class Autoplay:
                 if app.config["animation_ms"] and waited < PAUSE_MS:
                     return
                 level, by = seat["level"], "cpu"
+                if self.demo and len(app.session.moves) < DEMO_OPENING:
+                    app.press(None, self._opening(g), "cpu", by)
+                    return
             else:
                 limit = app.config["move_time_limit"]
                 if not limit or waited < limit * 1000:

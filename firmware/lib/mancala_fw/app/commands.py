@@ -35,7 +35,8 @@ def table(app):
 
     def state(req):
         s = app.session
-        return {"state": app.state(), "first": s.first, "moves": len(s.moves)}
+        return {"state": app.state(), "first": s.first, "moves": len(s.moves),
+                "demo": app.autoplay.demo}
 
     def _seat(req):
         if req.get("seat") is None:
@@ -70,8 +71,11 @@ def table(app):
         on = req.get("on", True)
         if on is not True and on is not False:
             raise CommandError(BAD_REQUEST, "\"on\" must be true or false.")
+        seed = req.get("seed")
+        if seed is not None:
+            seed = need_int(req, "seed", 0, 0x3FFFFFFF)
         app.close_menu()
-        app.set_demo(on, "serial")
+        app.set_demo(on, "serial", seed)
         return {"on": on}
 
     return {"demo": demo, "hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,

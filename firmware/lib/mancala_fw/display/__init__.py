@@ -14,6 +14,7 @@ power limiter. docs/display.md explains what a person sees; this is the API the 
                                       #   dark and its chain is sent now, before the engine
                                       #   plays it; play() of that move follows
     d.busy()                          # an animation is running
+    d.sowing()                        # ... and stones are still to land
     d.finish()                        # skip it to the end (a touch anywhere)
     d.refuse(pos)                     # position id ("0.3"): blink it red briefly
     d.countdown(seat, seconds_left)   # move timer: the seat's store shows seconds_left
@@ -105,6 +106,11 @@ class Display(Board):
 
     def busy(self):
         return self.anim.active
+
+    def sowing(self):
+        """True while stones are still to land; after the last one only the capture, the
+        finish flash or the last count are still to show."""
+        return self.anim.upcoming() >= 0
 
     def settings(self, brightness, power_limit_ma, ms_per_stone):
         """brightness in percent (0..100, as the app's config keeps it)."""

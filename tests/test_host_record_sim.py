@@ -1,0 +1,109 @@
+"""`record` as the README and docs/host-tool.md use it, against the virtual board over a real
+pty: Ctrl-C in the middle of a game keeps that game (unfinished), so the next command of the
+tutorial, `replay class.jsonl`, works; demo games are recorded with CPU seats and differ.
+"""
+
+import json
+import signal
+import subprocess
+import sys
+
+from mancala import Game, Rules
+from mancala_host import cli
+from test_host_sim import ENV, Sim, wait_for
+
+
+def _json(capsys, link, *argv):
+    assert cli.main(["--port", link, "--json"] + list(argv)) == 0
+    return json.loads(capsys.readouterr().out.splitlines()[-1])
+
+
+def _record(link, log, *more):
+    proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", link, "record", "--out", log]
+                            + list(more), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [proc.stdout.readline()]
+    while not lines[-1].startswith("Recording games from"):
+        assert lines[-1], "record stopped: %s %s" % (lines, proc.stderr.read())
+        lines.append(proc.stdout.readline())
+    return proc, lines
+
+
+def test_the_readme_steps_record_then_replay(tmp_path, capsys):
+    sim = Sim(tmp_path, profile="quad").start()
+    try:
+        link = sim.link
+        assert cli.main(["--port", link, "config", "set", "rules.variant=basic", "rules.players=3",
+                         "animation_ms=0"]) == 0
+        assert cli.main(["--port", link, "new"]) == 0
+        capsys.readouterr()
+        state = _json(capsys, link, "state")["state"]
+        log = str(tmp_path / "class.jsonl")
+        proc, lines = _record(link, log)
+        assert any(l.startswith("Recording a new game: Basic, 3 players") for l in lines), lines
+        # play three moves on the board's pads while record holds the port
+        rules = Rules.from_dict(state["rules"])
+        game = Game.from_dict(state)
+        for _ in range(3):
+            seat, pit = game.turn, game.legal_moves()[0]
+            game.play(pit)
+            sim.touch(seat, pit, players=rules.players, pits=rules.pits)
+            # the board's state is the only judge of the move having been played
+            wait_for("the move to be played", lambda: _pits_of(sim) == game.to_dict()["pits"])
+        proc.send_signal(signal.SIGINT)  # the teacher's Ctrl-C
+        out, err = proc.communicate(timeout=30)
+    finally:
+        sim.stop()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "unfinished, as far as it went: 3 moves" in out
+    assert "Stopped: 1 game(s) written to %s (1 of them unfinished)." % log in out
+    assert cli.main(["replay", log]) == 0
+    assert "1 game(s), 1 replay correctly (1 of them unfinished" in capsys.readouterr().out
+
+
+def _pits_of(sim):
+    """The board's pits, read from the sim's flash (the board saves after every move), since
+    record holds the serial line."""
+    import os
+    path = os.path.join(str(sim.flash), "game.json")
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return saved.get("state", {}).get("pits")
+
+
+def test_demo_games_are_recorded_as_cpu_games_and_differ(tmp_path, capsys):
+    sim = Sim(tmp_path).start()
+    try:
+        link = sim.link
+        assert cli.main(["--port", link, "config", "set", "animation_ms=0"]) == 0
+        assert cli.main(["--port", link, "demo", "--seed", "3"]) == 0
+        assert "Demo mode is on" in capsys.readouterr().out
+        log = str(tmp_path / "demo.jsonl")
+        proc, lines = _record(link, log, "--games", "2")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        sim.stop()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    games = [json.loads(line) for line in open(log)]
+    assert len(games) == 2 and not any(g.get("unfinished") for g in games)
+    for g in games:
+        assert g["seats"] == [{"kind": "cpu", "level": 3}, {"kind": "cpu", "level": 3}]
+        assert {m.get("by") for m in g["moves"]} == {"cpu"}
+    pits = [[m["pit"] for m in g["moves"]] for g in games]
+    assert pits[0] != pits[1] and games[0]["first"] != games[1]["first"]
+
+
+def test_a_demo_started_before_the_first_move_makes_the_game_a_cpu_game(tmp_path):
+    from mancala_host.record import GameTracker
+    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=lambda s: None)
+    tracker.config = {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
+    assert tracker.game["seats"] == [{"kind": "human"}, {"kind": "human"}]
+    tracker.on_event({"event": "demo", "on": True, "source": "pad", "level": 4})
+    assert tracker.game["seats"] == [{"kind": "cpu", "level": 4}, {"kind": "cpu", "level": 4}]
+    tracker.on_event({"event": "demo", "on": False, "source": "pad"})
+    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
+    assert tracker.game["seats"] == [{"kind": "human"}, {"kind": "human"}]
