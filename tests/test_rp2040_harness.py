@@ -20,6 +20,7 @@ from conftest import ROOT
 from test_sim_helpers import one_sentence
 
 from mancala_host.sim import launcher, rp2040
+from mancala_host.sim.devices import Devices
 
 MIRROR = os.environ.get(rp2040.MIRROR_ENV) or os.path.join(ROOT, "build", "rp2")
 TIMEOUT = 60.0  # host seconds; reached only when something is broken
@@ -190,20 +191,264 @@ def trace_lines(path):
         return [json.loads(line) for line in f]
 
 
+def read_back(frames_path, prof, state):
+    """(pits, stores) as the last frame of each chain shows them (the firmware's reader)."""
+    from mancala_fw import profile as profiles
+    from mancala_fw.display.reader import read_counts
+
+    index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
+    chains = [bytearray(leds * 3) for _, leds in prof.chains]
+    with open(frames_path) as f:
+        for line in f:
+            if line.endswith("\n"):
+                msg = json.loads(line)
+                chains[index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
+    r = state["rules"]
+    seating = profiles.seating(prof, r["players"], r["pits"])
+    counts = dict(zip(prof.positions, read_counts(chains, [prof.ring[p] for p in prof.positions])))
+    pits = [[counts[seating.position(s, p)] for p in range(1, seating.pits + 1)]
+            for s in range(seating.players)]
+    return pits, [counts[seating.store(s)] for s in range(seating.players)]
+
+
 @needs_emulator
-def test_duo_boots_answers_hello_and_its_scan_finds_every_chip(pico, tmp_path):
+@pytest.mark.parametrize("name", ["duo", "quad"])
+def test_the_board_boots_answers_and_its_scan_finds_every_chip(pico, tmp_path, monkeypatch, name):
+    from mancala_fw import profile as profiles
+
+    prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", name + ".json"))
     trace = tmp_path / "trace.jsonl"
-    board = pico("--profile", "duo", trace=trace)
-    assert board.wait_event("boot")["board"] == "duo"
+    frames = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("MANCALA_SIM_FRAMES", str(frames))
+    board = pico("--profile", name, trace=trace)
+    assert board.wait_event("boot")["board"] == name
     hello = board.request("hello")
-    assert hello["ok"] and hello["board"] == "duo"
+    assert hello["ok"] and hello["board"] == name
     scan = board.request("diag", action="scan")
-    assert scan["ok"] and scan["missing"] == []
-    assert {"0x5A", "0x5B"} <= set(scan["found"])
-    kinds = [(line["kind"], line.get("line", "")) for line in trace_lines(trace)]
-    hello_in = [i for i, (k, text) in enumerate(kinds) if k == "serial_in" and '"hello"' in text]
-    hello_out = [i for i, (k, text) in enumerate(kinds)
+    assert scan["ok"] and scan["missing"] == [] and set(scan["expected"]) <= set(scan["found"])
+    assert board.request("diag", action="stop")["ok"]
+    if name == "duo":
+        state = board.request("press", pit=3)["state"]
+        # The animation ends on the new state; its last frames read back to it.
+        for _ in range(200):
+            if read_back(str(frames), prof, state) == (state["pits"], state["stores"]):
+                break
+            threading.Event().wait(0.1)
+        assert read_back(str(frames), prof, state) == (state["pits"], state["stores"])
+    lines = trace_lines(trace)
+    said = [(line["kind"], line.get("line", "")) for line in lines]
+    hello_in = [i for i, (k, text) in enumerate(said) if k == "serial_in" and '"hello"' in text]
+    hello_out = [i for i, (k, text) in enumerate(said)
                  if k == "serial_out" and '"commands"' in text]
     assert hello_in and hello_out and hello_in[0] < hello_out[0]
-    times = [line["t_us"] for line in trace_lines(trace) if line["kind"] != "frame"]
+    times = [line["t_us"] for line in lines if line["kind"].startswith("serial")]
     assert times == sorted(times)  # one emulated clock
+
+
+# ------------------------------------------------------------------ the harness alone
+class Chip:
+    """The harness (node sim/rp2040/harness.mjs) running a stand-in main.py on the stock
+    image, with the device process's MPR121 models on I2C0 (GP4/GP5); lines of its output."""
+
+    def __init__(self, folder, main_py, chips="5a,5b", irq=None, fresh=True, files=()):
+        self.folder = folder
+        self.flash = os.path.join(folder, "flash.bin")
+        if fresh:
+            on_flash = {name: text.encode() for name, text in dict(files).items()}
+            on_flash["main.py"] = main_py.encode()
+            rp2040.prepare_flash(self.flash, on_flash)
+        self.touch = os.path.join(folder, "touch.txt")
+        self.trace = os.path.join(folder, "trace.jsonl")
+        self.frames = os.path.join(folder, "frames.jsonl")
+        open(self.touch, "a").close()
+        env = dict(os.environ, MANCALA_SIM_TOUCH=self.touch, MANCALA_SIM_TRACE=self.trace,
+                   MANCALA_SIM_FRAMES=self.frames, MANCALA_SIM_CHIPS=chips)
+        argv = ["node", rp2040.HARNESS, "--bootrom", os.path.join(MIRROR, rp2040.BOOTROM),
+                "--image", os.path.join(MIRROR, rp2040.IMAGE), "--flash", self.flash,
+                "--i2c", "0:4:5", "--trace", self.trace]
+        if irq is not None:
+            argv += ["--irq", str(irq)]
+        self.devices = Devices(env)
+        self.stderr = open(os.path.join(folder, "stderr.txt"), "ab")
+        try:
+            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.stderr,
+                                         pass_fds=self.devices.fds)
+        finally:
+            self.devices.handed_over()
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        self.lines.put(None)
+
+    def line(self, starts):
+        """The next output line that starts with `starts` (earlier ones are skipped)."""
+        while True:
+            text = self.lines.get(timeout=TIMEOUT)
+            assert text is not None, "the harness ended: " + self.stderr_text()
+            assert "Traceback" not in text, text
+            if text.startswith(starts):
+                return text.split()
+
+    def stderr_text(self):
+        with open(os.path.join(self.folder, "stderr.txt")) as f:
+            return f.read()
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.devices.stop()
+        self.stderr.close()
+
+
+@pytest.fixture
+def chip(tmp_path):
+    chips = []
+
+    def start(main_py, **kw):
+        c = Chip(str(tmp_path), main_py, **kw)
+        chips.append(c)
+        return c
+    yield start
+    for c in chips:
+        if c.proc.poll() is None:
+            c.kill()
+
+
+I2C_SETUP = """
+import machine, time
+i2c = machine.I2C(0, sda=machine.Pin(4), scl=machine.Pin(5), freq=400000)
+"""
+
+
+@needs_emulator
+def test_a_missing_chip_is_eio_and_the_next_transfer_works(chip):
+    """A NAK fails that transfer with EIO, as on a Pico; the controller goes on."""
+    c = chip(I2C_SETUP + """
+print("scan", " ".join(hex(a) for a in i2c.scan()))
+for addr in (0x5B, 0x5A, 0x5B, 0x5A):
+    try:
+        print("read", hex(addr), i2c.readfrom_mem(addr, 0x5D, 1)[0])
+    except OSError as e:
+        print("read", hex(addr), "OSError", e.args[0])
+""", chips="5a")
+    assert c.line("scan") == ["scan", "0x5a"]
+    for _ in range(2):
+        assert c.line("read") == ["read", "0x5b", "OSError", "5"]
+        assert c.line("read") == ["read", "0x5a", str(0x24)]  # CONFIG2 at its reset value
+
+
+@needs_emulator
+def test_the_irq_line_falls_on_a_touch_and_rises_when_the_status_is_read(chip):
+    c = chip(I2C_SETUP + """
+irq = machine.Pin(6, machine.Pin.IN)
+i2c.writeto_mem(0x5A, 0x41, bytes([12, 6]))   # electrode 0: touch 12, release 6
+i2c.writeto_mem(0x5A, 0x5E, b"\\x01")          # run mode, electrode 0
+i2c.readfrom_mem(0x5A, 0x00, 2)
+print("ready", irq.value())
+while irq.value():
+    time.sleep_ms(1)
+print("irq", irq.value(), i2c.readfrom_mem(0x5A, 0x00, 1)[0])
+time.sleep_ms(3)
+print("after", irq.value())
+""", irq=6)
+    assert c.line("ready") == ["ready", "1"]
+    with open(c.touch, "a") as f:
+        f.write("5a 0 1\n")
+    assert c.line("irq") == ["irq", "0", "1"]   # low, and electrode 0 touched
+    assert c.line("after") == ["after", "1"]
+    pads = [line for line in trace_lines(c.trace) if line["kind"] == "pad"]
+    assert pads == [{"t_us": pads[0]["t_us"], "kind": "pad", "chip": "0x5a", "electrode": 0,
+                     "on": True}]
+
+
+FLASH_MAIN = """
+import rp2, time
+BLOCK = 300      # a block of the filesystem's region the fresh filesystem does not use
+bdev = rp2.Flash()
+buf = bytearray(4096)
+bdev.readblocks(BLOCK, buf)
+print("before", buf[0], buf[4095])
+if buf[0] == 0xFF:
+    t = time.ticks_us()
+    bdev.ioctl(6, BLOCK)                               # erase the sector
+    erase_us = time.ticks_diff(time.ticks_us(), t)
+    for i in range(4096):
+        buf[i] = i % 251
+    t = time.ticks_us()
+    bdev.writeblocks(BLOCK, buf)                        # 16 pages
+    print("wrote", erase_us, time.ticks_diff(time.ticks_us(), t))
+    while True:
+        time.sleep_ms(100)
+"""
+
+
+@needs_emulator
+def test_flash_writes_reach_the_file_and_survive_a_power_cut(chip):
+    c = chip(FLASH_MAIN)
+    assert c.line("before") == ["before", "255", "255"]
+    _, erase_us, program_us = c.line("wrote")
+    # The flash chip's typical times are charged to the emulated clock.
+    assert int(erase_us) >= 45000 and int(program_us) >= 16 * 400
+    c.kill()  # SIGKILL: a power cut
+    with open(c.flash, "rb") as f:
+        f.seek(rp2040.FS_OFFSET + 300 * 4096)
+        data = f.read(4096)
+    assert data == bytes(i % 251 for i in range(4096))
+    again = chip(FLASH_MAIN, fresh=False)
+    assert again.line("before") == ["before", "0", str(4095 % 251)]
+
+
+@needs_emulator
+def test_the_watchdog_reboots_the_chip_with_its_flash_kept(chip):
+    c = chip("""
+import machine, time
+try:
+    with open("boots") as f:
+        n = int(f.read())
+except OSError:
+    n = 0
+with open("boots", "w") as f:
+    f.write(str(n + 1))
+print("boot", n + 1, machine.reset_cause() == machine.WDT_RESET)
+if n == 0:
+    machine.WDT(timeout=100)
+    while True:
+        time.sleep_ms(10)
+""")
+    assert c.line("boot") == ["boot", "1", "False"]
+    assert c.line("boot") == ["boot", "2", "True"]
+    assert [line["cause"] for line in trace_lines(c.trace) if line["kind"] == "reset"] == \
+        ["watchdog"]
+
+
+@needs_emulator
+def test_ws2812_frames_are_read_off_the_pin_in_pio_time(chip):
+    """The firmware's WS2812 driver (PIO fed by DMA): the frame decoded from the pin's edges
+    is the bytes sent. A state machine that is never switched on is never stepped: its
+    program would pulse pin 3 every 16 ms, and each pulse would read as a frame there."""
+    with open(os.path.join(ROOT, "firmware", "lib", "drivers", "ws2812.py")) as f:
+        driver = f.read()
+    c = chip("""
+import rp2, machine, time
+@rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
+def pulse():
+    set(pins, 1)
+    set(pins, 0)[31]
+off = rp2.StateMachine(7, pulse, freq=2000, set_base=machine.Pin(3))
+from ws2812 import WS2812
+leds = WS2812((2,), (2,), sm_base=0)
+leds.buffer(0)[:] = bytes([0x12, 0x34, 0xA5, 0xFF, 0x00, 0x81])
+leds.show(0)
+time.sleep_ms(40)
+print("done")
+""", files={"ws2812.py": driver})
+    c.line("done")
+    with open(c.frames) as f:
+        frames = [json.loads(line) for line in f]
+    assert frames == [{"pin": 2, "grb": "1234a5ff0081"}]
+    traced = [line for line in trace_lines(c.trace) if line["kind"] == "frame"]
+    assert [(t["pin"], t["grb"]) for t in traced] == [(2, "1234a5ff0081")]

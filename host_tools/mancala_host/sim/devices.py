@@ -10,6 +10,7 @@ is a pipe. Messages, as fakes/machine.py's _Wire sends them:
     answer    status (0, or the errno machine.I2C raises: 5 = EIO, no ACK), then for "r"
               count bytes, for "s" 8 address slots (0 = empty)
     ops       "r" read from a register on, "w" write from a register on, "s" scan,
+              "i" the chips' shared IRQ line (answer: status, then 1 if it is low),
               "c" clock (no answer): count is 8 and the data the emulated time in µs
               (little-endian), which the models' clock follows from then on. The emulated
               Pico (sim/rp2040/) sends it before every transfer, so the models run on
@@ -148,6 +149,8 @@ def serve(rx, tx, bus):
                 buf = bytearray(count)
                 bus.read(addr, reg, buf)
                 answer = b"\0" + bytes(buf)
+            elif op == ord("i"):
+                answer = b"\0" + (b"\1" if bus.irq_line() else b"\0")
             elif op == ord("s"):
                 found = bus.scan()[:8]
                 answer = b"\0" + bytes(found) + bytes(8 - len(found))

@@ -80,12 +80,16 @@ def find_node():
     return node
 
 
-def _i2c_spec(profile_path):
+def _i2c_args(profile_path):
+    """--i2c ID:SDA:SCL from the profile's i2c bus, and --irq PIN if it names the pads' IRQ line."""
     try:
         with open(profile_path) as f:
             bus = json.load(f)["i2c"]
-        return "%d:%d:%d" % (int(bus["id"]), int(bus["sda"]), int(bus["scl"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        argv = ["--i2c", "%d:%d:%d" % (int(bus["id"]), int(bus["sda"]), int(bus["scl"]))]
+        if bus.get("irq") is not None:
+            argv += ["--irq", str(int(bus["irq"]))]
+        return argv
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         raise UsageError("cannot read the i2c bus (id, sda, scl) from %s" % profile_path)
 
 
@@ -220,8 +224,8 @@ class Rp2040Setup:
         env = dict(os.environ)
         if chips is not None:
             env["MANCALA_SIM_CHIPS"] = chips
-        argv = [node, HARNESS, "--bootrom", bootrom, "--image", image, "--flash", flash_file,
-                "--i2c", _i2c_spec(profile_path)]
+        argv = [node, HARNESS, "--bootrom", bootrom, "--image", image, "--flash", flash_file]
+        argv += _i2c_args(profile_path)
         if args.trace:
             trace = os.path.abspath(args.trace)
             argv += ["--trace", trace]

@@ -9,7 +9,9 @@ unchanged. What the model holds the driver to (datasheet MPR121 rev 4):
   thresholds the driver wrote, with the debounce counts, so wrong thresholds give wrong
   touches;
 - response time follows the sampling the driver chose: a finger shows in the filtered data
-  after SFI x ESI ms (64 ms at the reset default) plus the debounce samples.
+  after SFI x ESI ms (64 ms at the reset default) plus the debounce samples;
+- the IRQ output (`irq`, active low on the chip) is asserted when the touch status changes
+  and released when the touch status registers are read.
 Touches come from lines in the file named by MANCALA_SIM_TOUCH (see TouchFeed) or from the
 in-process hook touch(); chips present are named by MANCALA_SIM_CHIPS (default 5a,5b,5c,5d).
 """
@@ -48,6 +50,7 @@ class MPR121Model:
         self.queue = []  # (electrode, on, delta) waiting for the previous change to settle
         self.pointer = 0  # register pointer for bare writeto/readfrom transfers
         self.listener = None  # listener(address, electrode, on, t_us) at each finger change
+        self.irq = False  # the IRQ output asserted (the pin low)
         self.power_on_reset()
 
     # -- chip state ---------------------------------------------------------------------
@@ -58,6 +61,7 @@ class MPR121Model:
         regs[REG_CONFIG1] = 0x10  # FFI 6 samples, CDC 16 uA
         regs[REG_CONFIG2] = 0x24  # CDT 0.5 us, SFI 4 samples, ESI 16 ms
         self.pointer = 0
+        self.irq = False
         for e in range(12):
             self.seen[e] = self.finger[e]
             self.changed_us[e] = None
@@ -163,6 +167,8 @@ class MPR121Model:
             regs[0x04 + 2 * e] = data & 0xFF
             regs[0x05 + 2 * e] = data >> 8
         status &= (1 << enabled) - 1
+        if status != regs[0] | (regs[1] & 0x0F) << 8:
+            self.irq = True
         regs[0] = status & 0xFF
         regs[1] = (regs[1] & 0xF0) | (status >> 8)
         # Only now the next queued change: this read has seen the previous one settle.
@@ -175,6 +181,8 @@ class MPR121Model:
             raise OSError(EIO)  # past the map (0x80 is write-only): NAK
         if reg < 0x2B:
             self.sample()
+            if reg < 2:
+                self.irq = False  # reading the touch status releases IRQ
         regs = self.regs
         for i in range(n):
             buf[i] = regs[reg + i]
@@ -250,6 +258,17 @@ class Bus:
     def write(self, addr, reg, data):
         """Write data from register reg on; no data only sets the register pointer."""
         self.chip(addr).write(reg, data)
+
+    def irq_line(self):
+        """The chips' IRQ outputs wired together (open drain): True while any pulls it low.
+        Brings each chip up to the clock first, as a chip samples on its own."""
+        self.poll_feed()
+        low = False
+        for c in self.chips.values():
+            if c.present:
+                c.sample()
+                low = low or c.irq
+        return low
 
     def poll_feed(self):
         if self.feed is None:

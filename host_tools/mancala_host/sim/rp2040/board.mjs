@@ -4,8 +4,8 @@
 // on the same flash and clock, as the chip reboots with its flash kept.
 import { RP2040 } from 'rp2040js';
 import { FLASH_BASE, FlashTraps } from './flash.mjs';
-import { DeviceWire, I2CTargets, SoftLines } from './i2c_bus.mjs';
-import { PioClock } from './leds.mjs';
+import { DeviceWire, I2CTargets, IrqLine, SoftLines } from './i2c_bus.mjs';
+import { PioClock, SLICE_NS } from './leds.mjs';
 import { SerialLine } from './usb_serial.mjs';
 
 const WATCHDOG_BASE = 0x40058;
@@ -15,6 +15,7 @@ const REASON_FORCE = 2;
 export class Board {
   /**
    * opts: bootrom (Uint32Array), flash (FlashFile), startNanos, i2c {id, sda, scl} or null,
+   * irqPin (the MPR121s' IRQ line) or null,
    * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
    * onSerial(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text).
    */
@@ -28,7 +29,7 @@ export class Board {
     this.mcu = mcu;
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset
-    this.traps = new FlashTraps(mcu, opts.flash, opts.log);
+    this.traps = new FlashTraps(mcu, opts.flash, opts.log, (ns) => this.stall(ns));
     this.serial = new SerialLine(mcu, opts.onSerial);
     this.pio = new PioClock(mcu, opts.onFrame);
     const wd = mcu.peripherals[WATCHDOG_BASE];
@@ -41,10 +42,32 @@ export class Board {
     if (opts.wireSpec && opts.i2c) {
       this.wire = opts.wire || new DeviceWire(opts.wireSpec, clock);
       this.wire.clock = clock;
-      this.i2cTargets = new I2CTargets(mcu.i2c[opts.i2c.id], this.wire);
+      this.i2cTargets = new I2CTargets(mcu.i2c[opts.i2c.id], this.wire, clock);
       this.lines = new SoftLines(mcu, opts.i2c.sda, opts.i2c.scl, this.wire);
+      if (opts.irqPin !== null && opts.irqPin !== undefined) {
+        this.irq = new IrqLine(mcu, opts.irqPin, this.wire);
+      }
     }
     mcu.core.PC = FLASH_BASE; // boot2 at the start of flash, as the boot ROM would jump to it
+  }
+
+  /**
+   * Let ns of emulated time pass with the CPU stopped (a flash erase or program): timers,
+   * DMA and PIO go on, so an LED frame on the wire is not torn.
+   */
+  stall(ns) {
+    const { clock, pio } = this;
+    const end = clock.nanos + ns;
+    while (clock.nanos < end) {
+      let dt = end - clock.nanos;
+      if (pio.busy) {
+        dt = Math.min(dt, SLICE_NS);
+      } else if (clock.nextAlarm) {
+        dt = Math.min(dt, clock.nanosToNextAlarm); // a DMA transfer may start the PIO
+      }
+      clock.tick(dt);
+      pio.advance(clock.nanos);
+    }
   }
 
   _reset(wd) {

@@ -117,8 +117,10 @@ export function romFunction(mcu, a, b) {
  * and returns true; the caller checks pc before each instruction.
  */
 export class FlashTraps {
-  constructor(mcu, flashFile, log) {
+  /** stall(ns): let emulated time pass with the CPU stopped (DMA and PIO go on). */
+  constructor(mcu, flashFile, log, stall) {
     this.mcu = mcu;
+    this.stall = stall;
     this.file = flashFile;
     this.log = log;
     this.erase = romFunction(mcu, 'R', 'E');
@@ -157,7 +159,7 @@ export class FlashTraps {
       this.log(`flash_range_erase(0x${offset.toString(16)}, ${count}) is not whole sectors inside the flash: ignored`);
     } else {
       this.file.erase(this.mcu, offset, count);
-      this.mcu.clock.tick((count / SECTOR) * ERASE_NS_PER_SECTOR);
+      this.stall((count / SECTOR) * ERASE_NS_PER_SECTOR);
     }
     this._return();
   }
@@ -175,7 +177,7 @@ export class FlashTraps {
         bytes[i] = this.mcu.readUint8(src + i);
       }
       this.file.program(this.mcu, offset, bytes);
-      this.mcu.clock.tick((count / PAGE) * PROGRAM_NS_PER_PAGE);
+      this.stall((count / PAGE) * PROGRAM_NS_PER_PAGE);
     }
     this._return();
   }

@@ -1,7 +1,7 @@
 // The emulated Pico of `mancala-board sim --target rp2040`: a stock MicroPython rp2 image on
 // rp2040js, with the board's devices. Started by sim/rp2040.py; docs/sim.md describes it.
 //
-//   node harness.mjs --bootrom ROM --image UF2 --flash FILE [--i2c ID:SDA:SCL]
+//   node harness.mjs --bootrom ROM --image UF2 --flash FILE [--i2c ID:SDA:SCL] [--irq PIN]
 //                    [--trace FILE] [--pace realtime|free]
 //
 // stdin/stdout are the USB CDC serial line, raw bytes both ways; diagnostics go to stderr.
@@ -36,6 +36,7 @@ function options() {
       image: { type: 'string' },
       flash: { type: 'string' },
       i2c: { type: 'string' },
+      irq: { type: 'string' },
       trace: { type: 'string' },
       pace: { type: 'string', default: 'realtime' },
     },
@@ -56,7 +57,14 @@ function options() {
     }
     i2c = { id: parts[0], sda: parts[1], scl: parts[2] };
   }
-  return { ...values, i2c };
+  let irqPin = null;
+  if (values.irq !== undefined) {
+    irqPin = parseInt(values.irq, 10);
+    if (!(irqPin >= 0 && irqPin < 30) || !i2c) {
+      fail(`--irq takes a GPIO number 0-29 and needs --i2c, not ${values.irq}`);
+    }
+  }
+  return { ...values, i2c, irqPin };
 }
 
 function main() {
@@ -96,7 +104,7 @@ function main() {
 
   const powerUp = (startNanos, reset) => {
     const next = new Board({
-      bootrom, flash, startNanos, i2c: opts.i2c, wireSpec: process.env.MANCALA_SIM_BUS,
+      bootrom, flash, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
       wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
       scratch: reset ? reset.scratch : null, onSerial, onFrame, log,
     });

@@ -7,6 +7,10 @@
 // first (the 'c' request), so the models' filter and debounce timing runs on the emulated
 // clock and is deterministic.
 //
+// rp2040js moves a byte in no time; here each takes its 9 SCL periods (8 bits and the
+// acknowledge; a START or STOP one), at the SCL period the driver set (IC_FS_SCL_HCNT +
+// LCNT), so a transfer costs the emulated CPU what it costs a Pico.
+//
 // Two things rp2040js's controller gets wrong, fixed here:
 // - After a NAK it aborts the transfer but never raises TX_EMPTY, which pico-sdk's write
 //   waits for, so the write timed out (OSError 110) where a Pico fails at once with EIO.
@@ -74,7 +78,7 @@ export class DeviceWire {
       fs.writeSync(this.tx, head);
       const status = this._readExactly(1)[0];
       let data = null;
-      if (status === 0 && (op === 'r' || op === 's')) {
+      if (status === 0 && (op === 'r' || op === 's' || op === 'i')) {
         data = this._readExactly(op === 's' ? 8 : want);
       }
       return { status, data };
@@ -85,17 +89,29 @@ export class DeviceWire {
     }
   }
 
+  /** The chips' shared IRQ line: true while it is low. */
+  irqLow() {
+    const { status, data } = this.call('i', 0, 0, null, 1);
+    return status === 0 && data[0] === 1;
+  }
+
   present() {
     const { status, data } = this.call('s', 0, 0, null, 0);
     return status === 0 ? new Set([...data].filter((a) => a !== 0)) : new Set();
   }
 }
 
-/** The I2C controller's target side: transfers to the models. */
+/** The I2C controller's target side: transfers to the models, in bus time. */
 export class I2CTargets {
-  constructor(i2c, wire) {
+  constructor(i2c, wire, clock) {
     this.i2c = i2c;
     this.wire = wire;
+    this.then = null; // the completion waiting for its bus time (the controller does one thing at a time)
+    this.alarm = clock.createAlarm(() => {
+      const done = this.then;
+      this.then = null;
+      done();
+    });
     this.addr = null;
     this.mode = null;
     this.pointer = new Map(); // register pointer per address (the MPR121 auto-increments)
@@ -104,25 +120,37 @@ export class I2CTargets {
     this.readPos = 0;
     i2c.onStart = () => {
       this._endTransfer();
-      i2c.completeStart();
+      this._after(1, () => i2c.completeStart());
     };
     i2c.onConnect = (address, mode) => this._connect(address, mode);
     i2c.onWriteByte = (value) => {
       this.written.push(value);
-      i2c.completeWrite(true);
+      this._after(9, () => i2c.completeWrite(true));
     };
-    i2c.onReadByte = () => i2c.completeRead(this._nextByte());
+    i2c.onReadByte = () => {
+      const value = this._nextByte();
+      this._after(9, () => i2c.completeRead(value));
+    };
     i2c.onStop = () => {
       this._endTransfer();
-      i2c.completeStop();
+      this._after(1, () => i2c.completeStop());
     };
+  }
+
+  /** Run done after `bits` SCL periods of emulated time. */
+  _after(bits, done) {
+    const cycles = (this.i2c.sclLowPeriod + this.i2c.sclHighPeriod) || 313; // 400 kHz
+    this.then = done;
+    this.alarm.schedule(bits * cycles * 8);
   }
 
   _nack() {
     this.addr = null;
-    this.i2c.completeConnect(false);
-    // The chip flushes its TX FIFO on an abort, so TX_EMPTY is up (pico-sdk waits for it).
-    this.i2c.setInterrupts(R_TX_EMPTY);
+    this._after(9, () => {
+      this.i2c.completeConnect(false);
+      // The chip flushes its TX FIFO on an abort, so TX_EMPTY is up (pico-sdk waits for it).
+      this.i2c.setInterrupts(R_TX_EMPTY);
+    });
   }
 
   _connect(address, mode) {
@@ -147,7 +175,7 @@ export class I2CTargets {
     }
     this.addr = address;
     this.mode = mode;
-    this.i2c.completeConnect(true);
+    this._after(9, () => this.i2c.completeConnect(true));
   }
 
   _nextByte() {
@@ -249,5 +277,27 @@ export class SoftLines {
     if (this.scl.rawInputValue !== scl) {
       this.scl.setInputValue(scl);
     }
+  }
+}
+
+/**
+ * The MPR121s' IRQ outputs on one GPIO (open drain, active low, pulled up): the line follows
+ * the models, looked at every IRQ_POLL_NS of emulated time (the chips sample on their own).
+ */
+export const IRQ_POLL_NS = 1e6;
+
+export class IrqLine {
+  constructor(mcu, pin, wire) {
+    this.pin = mcu.gpio[pin];
+    this.wire = wire;
+    this.pin.setInputValue(true);
+    this.alarm = mcu.clock.createAlarm(() => {
+      const high = !this.wire.irqLow();
+      if (this.pin.rawInputValue !== high) {
+        this.pin.setInputValue(high);
+      }
+      this.alarm.schedule(IRQ_POLL_NS);
+    });
+    this.alarm.schedule(IRQ_POLL_NS);
   }
 }
