@@ -41,8 +41,8 @@ def _serve(env):
     thread = threading.Thread(target=devices.serve, args=(req_r, ans_w, bus), daemon=True)
     thread.start()
 
-    def ask(op, addr, reg, count, data=b"", answer=1):
-        os.write(req_w, struct.pack("4B", ord(op), addr, reg, count) + data)
+    def ask(op, addr, reg, count, data=b"", answer=1, before=b""):
+        os.write(req_w, before + struct.pack("4B", ord(op), addr, reg, count) + data)
         return devices._read_exactly(ans_r, answer)
 
     def close():
@@ -70,6 +70,32 @@ def test_the_message_format():
         assert ask("r", 0x5C, 0x00, 2, answer=3) == b"\0\0\0"  # and the bus still answers
     finally:
         assert close()  # the loop ends when the board's end of the pipe closes
+
+
+def test_the_emulated_clock_and_the_irq_line():
+    """The emulated Pico's requests: 'c' sets the models' clock (it has no answer), 'i' reads
+    the chips' shared IRQ line: low from a touch status change until the status is read."""
+    import simclock
+
+    ask, close, bus = _serve({"MANCALA_SIM_CHIPS": "5a,5b"})
+
+    def irq_at(ms):
+        clock = struct.pack("4B", ord("c"), 0, 0, 8) + (ms * 1000).to_bytes(8, "little")
+        return ask("i", 0, 0, 1, answer=2, before=clock)
+
+    try:
+        assert ask("w", 0x5A, 0x41, 2, b"\x0c\x06") == b"\0"  # electrode 0: touch 12, release 6
+        assert ask("w", 0x5A, 0x5E, 1, b"\x01") == b"\0"      # run mode, electrode 0
+        assert irq_at(0) == b"\0\0"
+        bus.chips[0x5A].set_finger(0, True)
+        assert irq_at(1) == b"\0\0"            # the finger is on, the filters not there yet
+        assert simclock.now_us() == 1000
+        assert irq_at(100) == b"\0\1"          # the status changed: IRQ low
+        assert ask("r", 0x5A, 0x00, 2, answer=3) == b"\0\x01\0"
+        assert irq_at(101) == b"\0\0"          # reading the status released it
+    finally:
+        simclock.thaw()
+        assert close()
 
 
 def test_a_game_survives_the_device_process_going_away():
