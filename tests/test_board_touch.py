@@ -368,3 +368,14 @@ def test_a_lifted_pit_comes_back_when_the_move_fails_inside(tmp_path):
     else:
         raise AssertionError("the failure was swallowed")
     assert display.calls == [("lift", seating.position(0, 3)), ("state", 4)]
+
+
+def test_the_user_guide_counts_the_menus_pits():
+    # docs/user-guide.md §4: its table lists every menu pit, and its prose counts them.
+    import re
+    from mancala_fw.app import menu
+    guide = open(os.path.join(os.path.dirname(PROFILES), "..", "docs", "user-guide.md")).read()
+    section = guide.split("## 4. The settings menu")[1].split("## 5.")[0]
+    pits = [int(n) for n in re.findall(r"^\| (\d) \|", section, re.M)]
+    assert pits == list(range(1, len(menu.FIELDS) + 2))  # the settings, then who plays the seat
+    assert "That is five pits in all" in " ".join(section.split()) and len(pits) == 5

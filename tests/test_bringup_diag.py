@@ -89,6 +89,33 @@ def test_scan_names_the_missing_pad_controller(tmp_path):
     assert "0x5A not found" not in out
 
 
+def test_scan_lists_unexpected_chips_as_unexpected(tmp_path):
+    line = BoardLine(tmp_path, chips="5a,5b,5d")  # a duo board with a stray device at 0x5D
+    try:
+        code, out = _run(line, _args("scan"))
+    finally:
+        line.close()
+    assert code == 0
+    assert out.splitlines() == [
+        "Pad controllers expected: 0x5A, 0x5B; answering: 0x5A, 0x5B, 0x5D.",
+        "Unexpected on the bus: 0x5D answers but is not in the profile (another I2C device at a "
+        "pad controller's address, or a profile that lists too few pad controllers).",
+        "Every pad controller of the profile answers."]
+
+
+def test_the_sim_models_only_the_profiles_chips(tmp_path, capsys):
+    from test_host_sim import Sim
+    sim = Sim(tmp_path).start()
+    try:
+        from mancala_host import cli
+        assert cli.main(["--port", sim.link, "diag"]) == 0
+    finally:
+        sim.stop()
+    assert capsys.readouterr().out.splitlines() == [
+        "Pad controllers expected: 0x5A, 0x5B; answering: 0x5A, 0x5B.",
+        "Every pad controller of the profile answers."]
+
+
 def test_walk_frames_follow_the_chain_order(tmp_path):
     line = BoardLine(tmp_path, profile="quad")
     shown = []

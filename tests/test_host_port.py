@@ -15,7 +15,7 @@ import pytest
 from fakeport import ANSWER, HELLO, FakePort, board_script, one_sentence, run
 
 from mancala_host import cli, transport
-from test_host_sim import Sim, wait_for
+from test_host_sim import ENV, Sim, wait_for
 
 RAW_READER = r"""
 import os, sys, termios, tty
@@ -107,3 +107,46 @@ def test_an_answer_cut_up_by_another_reader_is_not_blamed_on_the_firmware(monkey
     assert "not the board's protocol" in one_sentence(err) and "another program may have the port open" in err
     code, out, err = run(monkeypatch, capsys, FakePort({}), ["info"])
     assert "does not answer hello" in one_sentence(err) and "another program may have the port open" in err
+
+
+def test_a_second_sim_does_not_take_over_a_running_sims_link(sim, capsys):
+    target = os.readlink(sim.link)
+    second = subprocess.run([sys.executable, "-m", "mancala_host", "sim", "--pty", sim.link,
+                             "--profile", "duo"], env=ENV, cwd=str(sim.dir), capture_output=True,
+                            text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert second.returncode == 2 and second.stdout == ""
+    assert second.stderr == ("mancala-board sim: %s belongs to the virtual board already running "
+                             "here (pid %d); stop that one first, or give this one another link "
+                             "(--link LINK, or --pty LINK)\n" % (sim.link, sim.proc.pid))
+    assert os.readlink(sim.link) == target
+    assert cli.main(["--port", sim.link, "info"]) == 0  # the first one still answers on it
+    assert "Board:     duo" in capsys.readouterr().out
+    # once it stops, the link is free for the next one (a stale lock file is no owner)
+    sim.kill()
+    assert os.path.exists(os.path.join(str(sim.dir), "." + os.path.basename(sim.link) + ".lock"))
+    sim.start()  # waits until it answers hello on the link
+    lock = os.path.join(str(sim.dir), "." + os.path.basename(sim.link) + ".lock")
+    assert open(lock).read() == "%d\n" % sim.proc.pid
+
+
+def test_a_leftover_sim_link_gets_a_hint_about_the_virtual_board(sim, monkeypatch, capsys, tmp_path):
+    sim.kill()  # a power cut: the link stays behind, its pty is gone
+    assert os.path.islink(sim.link) and not os.path.exists(sim.link)
+    code = cli.main(["--port", sim.link, "info"])
+    sentence = one_sentence(capsys.readouterr().err)
+    assert code == 1 and sentence == (
+        "%s is a link left behind by a virtual board that is no longer running (its pty %s is "
+        "gone): start the board again with 'make sim' (or 'mancala-board sim') in this folder, "
+        "or delete the link." % (sim.link, os.readlink(sim.link)))
+    # found by itself (no --port, no USB board): the same hint
+    folder = tmp_path / "class"
+    folder.mkdir()
+    os.symlink(os.readlink(sim.link), str(folder / transport.SIM_LINK))
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("MANCALA_PORT", raising=False)
+    monkeypatch.setattr(transport, "find_board", lambda: (_ for _ in ()).throw(
+        transport.BoardError("No board found: none.")))
+    code = cli.main(["info"])
+    sentence = one_sentence(capsys.readouterr().err)
+    assert code == 1 and sentence.startswith("No USB board found, and mancala-sim.pty is a link "
+                                             "left behind by a virtual board that is no longer running")

@@ -73,3 +73,14 @@ def test_no_frame_of_a_fresh_duo_takes_more_than_a_usb_port():
         state = b.ok("state")["state"]
         assert wait_for_counts(b, DUO, seating, state)
         assert max(board_ma(DUO, c) for c in list(frames(b, DUO))[before:]) > 500
+
+
+def test_the_build_guide_gives_each_boards_default():
+    # hardware/README.md names the default limit wherever it tells a maker what the board
+    # starts with or how to go back to it: both boards', as the firmware has them.
+    guide = " ".join(open(os.path.join(os.path.dirname(PROFILES), "README.md")).read().split())
+    want = (config.defaults(DUO)["power_limit_ma"], config.defaults(QUAD)["power_limit_ma"])
+    assert "A new board starts with the power limit for a computer's USB port: %d mA on the duo, " \
+           "and %d mA on the quad" % want in guide
+    assert "(`power_limit_ma=%d` on the duo, `power_limit_ma=%d` on the quad)" % want in guide
+    assert "power limit safe for a computer's USB port (500 mA)" not in guide

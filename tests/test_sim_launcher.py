@@ -143,7 +143,8 @@ def test_stdio_passes_the_callers_touch_and_frame_channels_through(tmp_path):
     try:
         boot = next_line(proc)
         assert boot["touch"] == str(touch) and boot["frames"] == str(frames)
-        assert next_line(proc) == {"touched": {"5a": 0, "5b": 0, "5c": 0}}   # pads running
+        # pads running; duo has no chip 0x5C, so the sim has none either
+        assert next_line(proc) == {"touched": {"5a": 0, "5b": 0, "5c": None}}
         with open(touch, "a") as f:                 # a finger on 0x5A electrode 4
             f.write("5a 4 1\n")
         while True:                                 # until the model reports the finger

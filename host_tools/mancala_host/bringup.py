@@ -155,8 +155,14 @@ def _scan(client, out):
         ", ".join(a["expected"]), ", ".join(a["found"]) or "none"), file=out)
     for sentence in a["missing"]:
         print(sentence[0].upper() + sentence[1:] + ".", file=out)
+    unexpected = [c for c in a["found"] if c not in a["expected"]]
+    if unexpected:
+        print("Unexpected on the bus: %s answer%s but %s not in the profile (another I2C device "
+              "at a pad controller's address, or a profile that lists too few pad controllers)."
+              % (", ".join(unexpected), "s" if len(unexpected) == 1 else "",
+                 "is" if len(unexpected) == 1 else "are"), file=out)
     if not a["missing"]:
-        print("Every pad controller answers.", file=out)
+        print("Every pad controller of the profile answers.", file=out)
     return 1 if a["missing"] else 0
 
 

@@ -112,11 +112,26 @@ def held_by_others(port):
            "taking part of the board's answers: close it"
 
 
+def stale_link(path):
+    """A sentence for a symlink whose pty is gone (a virtual board that has stopped), or None."""
+    if "://" in path or not os.path.islink(path) or os.path.exists(path):
+        return None
+    target = os.readlink(path)
+    if target.startswith("/dev/pts/"):
+        return ("%s is a link left behind by a virtual board that is no longer running (its pty "
+                "%s is gone): start the board again with 'make sim' (or 'mancala-board sim') in "
+                "this folder, or delete the link." % (path, target))
+    return "%s is a link to %s, which is gone: check the path given with --port." % (path, target)
+
+
 def open_error(port, exc):
     """One sentence for a port that would not open."""
     text = str(exc)
     code = getattr(exc, "errno", None)
     if code == errno.ENOENT or "No such file" in text or "could not open port" in text and "[Errno 2]" in text:
+        stale = stale_link(port)
+        if stale:
+            return BoardError(stale)
         return BoardError("There is no serial port at %s: check the cable, or the path given with --port." % port)
     if code == errno.EBUSY or "exclusively lock" in text or "[Errno 16]" in text or "busy" in text.lower():
         who = holders(port)
@@ -208,8 +223,11 @@ def open_transport(port=None):
     if not port:
         try:
             port = find_board()
-        except BoardError:
+        except BoardError as exc:
             if not os.path.exists(SIM_LINK):
+                stale = stale_link(SIM_LINK)
+                if stale:  # the USB search found nothing, and the sim's link is a leftover
+                    raise BoardError("No USB board found, and " + stale)
                 raise
             port = SIM_LINK
             sys.stderr.write("No USB board found; using the virtual board at %s.\n" % SIM_LINK)

@@ -145,9 +145,10 @@ def _profile(root, name):
 
 
 def _chips(profile_path, missing):
-    """MANCALA_SIM_CHIPS for the profile's chips minus the missing ones, or None if no change."""
+    """MANCALA_SIM_CHIPS: the profile's chips (the board it describes has no others) minus the
+    missing ones; None (keep it) when the caller set MANCALA_SIM_CHIPS and no --missing-chip."""
     import json
-    if not missing:
+    if not missing and os.environ.get("MANCALA_SIM_CHIPS"):
         return None
     try:
         with open(profile_path) as f:

@@ -8,6 +8,7 @@ master to MicroPython, gives the line the manners of USB CDC:
   drops it too), so a board played from the keys never stalls on a full tty buffer.
 """
 import errno
+import fcntl
 import os
 import select
 import termios
@@ -16,14 +17,46 @@ import tty
 MAX_PENDING = 1 << 20       # bytes held for a slow reader before the oldest are dropped
 
 
+class LinkOwned(Exception):
+    """Another running sim owns the link; `pid` is its process id (None if unknown)."""
+
+    def __init__(self, link, pid):
+        Exception.__init__(self, link)
+        self.link = link
+        self.pid = pid
+
+
+def _own(link):
+    """Lock the hidden file `.LINK.lock` beside the link for as long as this sim runs, so a
+    second sim in the same folder does not take the link over; returns its descriptor. The
+    kernel drops the lock when the process ends, however it ends, so a stale file is free."""
+    path = os.path.join(os.path.dirname(link), "." + os.path.basename(link) + ".lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        text = os.read(fd, 32).decode("ascii", "replace").strip()
+        os.close(fd)
+        raise LinkOwned(link, int(text) if text.isdigit() else None)
+    except OSError:
+        os.close(fd)
+        raise
+    os.ftruncate(fd, 0)
+    os.write(fd, b"%d\n" % os.getpid())
+    return fd, path
+
+
 class PtyLink:
-    """A raw pty pair and a symlink to its slave; remove() takes the symlink away."""
+    """A raw pty pair and a symlink to its slave; remove() takes the symlink away. The link is
+    owned while this object lives: PtyLink raises LinkOwned when a running sim owns it."""
 
     def __init__(self, link):
         self.link = os.path.abspath(link)
+        self.master = None
         if os.path.lexists(self.link) and not os.path.islink(self.link):
             raise OSError(errno.EEXIST, "%s exists and is not a symlink; choose another LINK"
                           % link)
+        self.lock, self.lock_path = _own(self.link)
         self.master, slave = os.openpty()
         # Raw on the slave: no echo of the board's output back into it, no CR/LF rewriting.
         tty.setraw(slave, termios.TCSANOW)
@@ -52,6 +85,13 @@ class PtyLink:
         if self.master is not None:
             os.close(self.master)
             self.master = None
+        if self.lock is not None:
+            try:
+                os.unlink(self.lock_path)  # while still locked: no one else holds this file
+            except OSError:
+                pass
+            os.close(self.lock)
+            self.lock = None
 
 
 class Relay:

@@ -13,7 +13,7 @@ import sys
 
 from .devices import Devices
 from .launcher import UsageError
-from .serial_line import PtyLink, Relay
+from .serial_line import LinkOwned, PtyLink, Relay
 
 PR_SET_PDEATHSIG = 1
 
@@ -75,6 +75,10 @@ def _stop_board(proc):
 def _make_link(link):
     try:
         return PtyLink(link)
+    except LinkOwned as e:
+        raise UsageError("%s belongs to the virtual board already running here%s; stop that one "
+                         "first, or give this one another link (--link LINK, or --pty LINK)"
+                         % (link, " (pid %d)" % e.pid if e.pid else ""))
     except OSError as e:
         raise UsageError("cannot make the pty link %s: %s" % (link, e.strerror or e))
 
