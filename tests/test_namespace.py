@@ -57,7 +57,7 @@ def firmware_modules():
 
 
 def test_firmware_lib_has_three_top_level_packages():
-    tops = sorted(n for n in os.listdir(FIRMWARE_LIB) if n != "__pycache__")
+    tops = sorted(n for n in os.listdir(FIRMWARE_LIB) if n != "__pycache__" and n[0] != ".")
     assert tops == TOP_LEVEL
 
 
@@ -83,3 +83,19 @@ def test_every_firmware_module_imports_beside_cprofile_and_pytest_benchmark(orde
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [str(len(names))]
+
+
+def test_the_drivers_install_files_list_every_driver_module():
+    # mip reads package.json and freezing reads manifest.py: a module missing from either
+    # installs a drivers package that cannot import (as compat.py, which both drivers use).
+    import json
+
+    folder = os.path.join(FIRMWARE_LIB, "drivers")
+    modules = sorted(f for f in os.listdir(folder) if f.endswith(".py") and f not in BUILD_INPUT)
+    with open(os.path.join(folder, "package.json")) as f:
+        urls = json.load(f)["urls"]
+    assert sorted(dest for dest, _ in urls) == ["drivers/" + m for m in modules]
+    assert sorted(src for _, src in urls) == modules
+    with open(os.path.join(folder, "manifest.py")) as f:
+        manifest = f.read()
+    assert 'files=(%s)' % ", ".join('"%s"' % m for m in modules) in manifest

@@ -4,7 +4,7 @@
 from mancala_fw.display import counts, palette, power, reader
 from mancala_fw.display.animation import Sowing, derive_before, SOW, LIFT, FINAL
 from mancala_fw.display import Display
-from mancala_fw.display.compat import ticks_add
+from drivers.compat import ticks_add
 from mancala_fw import profile
 from mancala import Rules, Game
 

@@ -3,4 +3,4 @@ metadata(
     version="0.1.0",
 )
 
-package("drivers", files=("__init__.py", "mpr121.py", "ws2812.py"), base_path="..")
+package("drivers", files=("__init__.py", "compat.py", "mpr121.py", "ws2812.py"), base_path="..")

@@ -10,28 +10,7 @@ unavailable" (mask None) and re-initialises the chip about once a second until i
     pads = MPR121Group(i2c, (0x5A, 0x5B))
     masks = pads.poll()          # [mask or None, ...], 12-bit masks, bit e = electrode e
 """
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-try:
-    from time import ticks_add, ticks_diff, ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-
-    def ticks_add(t, d):
-        return (t + d) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
+from .compat import const, ticks_ms, ticks_diff, ticks_add
 
 _TOUCH_STATUS = const(0x00)
 _FILTERED = const(0x04)  # 13 x (LSB, MSB), 10-bit

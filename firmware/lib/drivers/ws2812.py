@@ -11,20 +11,7 @@ back to MicroPython's `neopixel` (which blocks while it writes).
     buf[0:3] = b"\\x10\\x00\\x00"          # first LED dim green
     leds.show(0)
 """
-try:
-    from time import ticks_add, ticks_diff, ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-
-    def ticks_add(t, d):
-        return (t + d) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
+from .compat import ticks_ms, ticks_diff, ticks_add
 
 try:
     import rp2

@@ -17,20 +17,13 @@ below builds everything from the profile and runs it.
 
 import sys
 
+from drivers.compat import ticks_ms
 from mancala import IllegalMove
 
 from mancala_fw import storage
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
 from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
 from mancala_fw.app.heap import sample as sample_heap
-
-try:
-    from time import ticks_ms
-except ImportError:  # CPython (tests of the app)
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
 from mancala_fw.protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
 FIRMWARE_VERSION = "0.1.0"

@@ -24,16 +24,8 @@ hint_dropped, so every request still gets exactly one answer (docs/protocol.md Â
 move timer's last 10 seconds the display counts them down on the mover's store.
 """
 
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython
-    import time as _time
+from drivers.compat import ticks_ms, ticks_diff
 
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
 from mancala_fw.app.heap import sample as sample_heap
 

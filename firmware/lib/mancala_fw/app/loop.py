@@ -17,19 +17,7 @@ import gc
 import sys
 import select
 
-try:
-    from time import ticks_ms, ticks_diff, ticks_add
-except ImportError:  # CPython (tests of the app)
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-
-    def ticks_add(t, d):
-        return (t + d) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from drivers.compat import ticks_ms, ticks_diff, ticks_add
 
 # Pad poll interval: up to this long from the MPR121's status bit to the app, in a budget of
 # 30 ms from the finger to the first LED change (bench/board.py); a poll costs ~0.85 ms of an

@@ -15,12 +15,7 @@ shown rules; holding it resigns that seat; touching any other store, or no touch
 IDLE_MS, closes the menu and changes nothing.
 """
 
-try:
-    from time import ticks_diff
-except ImportError:  # CPython
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
+from drivers.compat import ticks_diff
 from mancala import Rules
 
 from mancala_fw.app.config import check_rules

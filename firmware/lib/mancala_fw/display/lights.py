@@ -2,7 +2,7 @@
 needs of the palette while it runs. palette.py explains the colours and adds what screens
 and frame readers need (sRGB, names, classify()); it is not loaded on the board.
 """
-from .compat import const
+from drivers.compat import const
 
 SEAT_LED = ((29, 143, 255), (255, 43, 0), (0, 255, 128), (255, 227, 16))
 

@@ -17,18 +17,9 @@ self-test with the walk stepping by itself. (Not "held while powering up": the M
 its baseline from the first samples, so a finger already there at power-up is never seen.)
 docs/hardware.md describes it all.
 """
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
 import sys
+
+from drivers.compat import ticks_ms, ticks_diff
 
 CALIBRATION_FILE = "calibration.json"
 BOOT_WINDOW_MS = 10000

@@ -14,14 +14,7 @@ play no part.
 
 docs/hardware.md describes the walk pattern and the diag command.
 """
-try:
-    from time import ticks_add, ticks_diff
-except ImportError:  # CPython
-    def ticks_add(t, d):
-        return (t + d) & 0x3FFFFFFF
-
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from drivers.compat import ticks_diff, ticks_add
 
 from mancala_fw.selftest import walk
 from mancala_fw.selftest.calibration import Calibration

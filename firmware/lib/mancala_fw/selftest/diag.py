@@ -15,13 +15,7 @@ Requests (docs/hardware.md section "The diag command" has the answers):
 """
 import json
 
-try:
-    from time import ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+from drivers.compat import ticks_ms
 
 from mancala_fw.protocol import BAD_REQUEST, INTERNAL, CommandError, need_int
 from mancala_fw.selftest.calibration import DEFAULT, apply_calibration, build, save_calibration

@@ -10,17 +10,7 @@ A pad on a chip that stops answering keeps its last state (no made-up releases) 
 chip answers again. Nothing here knows the game; the app maps pads to seats and pits.
 """
 
-try:
-    from time import ticks_diff
-except ImportError:  # CPython: the same wrap-around arithmetic as MicroPython's 30-bit ticks
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
+from drivers.compat import const, ticks_diff
 
 DEBOUNCE_MS = const(40)
 LONG_MS = const(1000)

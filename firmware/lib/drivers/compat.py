@@ -1,5 +1,8 @@
-"""The two things the display needs from MicroPython that CPython lacks: const() and the
-wrapping millisecond ticks. On the board these are the real ones."""
+"""What the drivers and the firmware use from MicroPython that CPython lacks: const() and the
+wrapping millisecond ticks (ticks_ms, ticks_diff, ticks_add). On the board these are
+MicroPython's own; under CPython (tests, the host tool) the same 30-bit arithmetic stands in.
+It is the one copy: every module under firmware/lib that needs them imports them from here,
+except the engine `mancala`, which depends on nothing else on the board."""
 try:
     from micropython import const
 except ImportError:  # CPython: const is just the value
