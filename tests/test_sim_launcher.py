@@ -11,14 +11,13 @@ import subprocess
 import time
 
 import pytest
+import serial
 
 from test_sim_helpers import ROOT, echo_main, one_sentence, sim_command, sim_env, start_sim
 
 from mancala_host.sim import launcher
 
-serial = pytest.importorskip("serial")
 LIB = os.path.join(ROOT, "firmware", "lib")
-REAL_MAIN = os.path.join(ROOT, "firmware", "main.py")
 
 
 @pytest.mark.parametrize("args, says", [
@@ -271,10 +270,6 @@ def test_killing_the_pty_launcher_kills_the_board(tmp_path):
     wait_for(lambda: not alive(devices[0]), "the devices to end with the board")
 
 
-needs_firmware = pytest.mark.skipif(not os.path.exists(REAL_MAIN), reason="no firmware/main.py")
-
-
-@needs_firmware
 def test_real_firmware_answers_hello_over_stdio(tmp_path):
     proc = start_sim("--stdio", "--flash", str(tmp_path / "flash"),
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -291,7 +286,6 @@ def test_real_firmware_answers_hello_over_stdio(tmp_path):
     assert answer["ok"] is True and answer["protocol"] == 1 and answer["board"] == "duo"
 
 
-@needs_firmware
 def test_real_firmware_answers_hello_over_the_pty_again_after_reopening(tmp_path):
     proc, link = start_pty(tmp_path, "--flash", str(tmp_path / "flash"))
     try:

@@ -3,7 +3,9 @@ interactive loop in a pty (keys in, touches to the board, frames drawn, clean ex
 import json
 import os
 import select
+import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -117,8 +119,6 @@ def test_a_known_frame_draws_its_colours_and_lit_count():
 
 def test_counts_are_read_with_the_displays_own_decoding():
     reader = view.count_reader(os.path.join(ROOT, "firmware", "lib"))
-    if not isinstance(reader, view.DisplayCount):
-        pytest.skip("firmware/lib/mancala_fw/display has no counts/palette yet")
     from mancala_fw.display import counts, palette
     kinds = counts.encode(37, 12)                   # three TENs and seven ONEs
     dim = [tuple(c * 160 // 255 for c in palette.kind_led(k, 1)) for k in kinds]
@@ -130,6 +130,34 @@ def test_counts_are_read_with_the_displays_own_decoding():
     assert origin_text(lines, "1.2", board.layout)[1].strip(" \u00b7\u25cf") == "37"
     lit = view.LitCount()
     assert lit(board.ring_bytes("1.2"), 255) == 10   # what the fallback would have said
+
+
+BREAK = r"""
+import sys
+lib = sys.argv[1]
+sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("firmware/lib")]
+from mancala_host.sim import view
+print(view.count_reader(lib).name)
+"""
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_broken_display_module_fails_the_view(tmp_path, broken):
+    # The view has no fallback reader: a display module that does not import stops it with
+    # that error, as it would stop the board. The unbroken copy is the control.
+    lib = tmp_path / "lib"
+    for package in ("mancala_fw", "drivers", "mancala"):
+        shutil.copytree(os.path.join(ROOT, "firmware", "lib", package), str(lib / package))
+    if broken:
+        (lib / "mancala_fw" / "display" / "counts.py").write_text("def decode(:\n")
+    proc = subprocess.run([sys.executable, "-c", BREAK, str(lib)], cwd=str(tmp_path),
+                          capture_output=True, text=True)
+    if broken:
+        assert proc.returncode != 0
+        assert "SyntaxError" in proc.stderr and "counts.py" in proc.stderr, proc.stderr
+    else:
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["display", "decode"]
 
 
 def test_dim_frames_stay_readable():

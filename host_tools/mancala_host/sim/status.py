@@ -54,11 +54,9 @@ def summary(line):
 
 
 def legend(sides):
-    """Seat colours and the count marks, drawn in colour, when the display's palette imports."""
-    try:
-        from mancala_fw.display import palette
-    except Exception:
-        return None
+    """Seat colours and the count marks, drawn in colour with the display's own palette."""
+    from mancala_fw.display import palette
+
     dot = view.LIT
     seats = "  ".join(view.fg(c) + dot + "\x1b[0m seat %d" % i
                       for i, c in enumerate(palette.SEAT_SRGB[:sides]))

@@ -57,8 +57,7 @@ class View:
         self.reader = keys.KeyReader(profile)
         self.board = view.Board(profile, keys.keys_by_position(profile),
                                 view.count_reader(os.path.join(setup.root, "firmware", "lib")))
-        decoding = isinstance(self.board.count, view.DisplayCount)
-        self.legend = legend(profile["sides"]) if decoding else None
+        self.legend = legend(profile["sides"])
         self.pending = []               # [(monotonic time, position id, touched)]
         self.pad_free = {}              # position id -> when its last scheduled release is
         self.frames_partial = b""

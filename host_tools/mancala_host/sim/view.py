@@ -91,7 +91,8 @@ class Layout:
 
 
 class LitCount:
-    """Fallback count reader: the number of lit LEDs (exact only for counts up to the ring size)."""
+    """A count reader that needs no firmware: the number of lit LEDs (exact only for counts up
+    to the ring size)."""
     name = "lit LEDs"
 
     def __call__(self, grb, frame_max):
@@ -116,15 +117,12 @@ class DisplayCount:
 
 
 def count_reader(firmware_lib):
-    """DisplayCount when firmware/lib/mancala_fw/display imports under this Python, else LitCount."""
+    """A DisplayCount on the firmware's own display code, imported from firmware_lib
+    (firmware/lib). A display module that does not import is an error here, as on the board."""
     import sys
     if firmware_lib not in sys.path:
         sys.path.append(firmware_lib)
-    try:
-        from mancala_fw.display import counts, palette
-        counts.decode, palette.classify  # noqa: B018
-    except Exception:           # missing or broken: the view still runs, and says which
-        return LitCount()
+    from mancala_fw.display import counts, palette
     return DisplayCount(counts, palette)
 
 
@@ -159,10 +157,7 @@ class Board:
     def ring_count(self, pid, frame_max=None):
         if frame_max is None:
             frame_max = self.frame_max()
-        try:
-            return self.count(self.ring_bytes(pid), frame_max)
-        except Exception:           # a decoder that cannot read a pattern must not stop the view
-            return None
+        return self.count(self.ring_bytes(pid), frame_max)
 
     def render(self):
         """The board as a list of text lines with ANSI colour codes."""
@@ -180,7 +175,7 @@ class Board:
                 lit = (RESET + fg(rgb), LIT) if rgb else (RESET + fg(DARK_RGB), DARK)
                 grid[top + r][left + c] = lit
             count = self.ring_count(pid, frame_max)
-            text = "?" if count is None else str(count)
+            text = str(count)
             if width >= 3 and len(text) <= width - 2:
                 self._write(grid, top + 1, left + 1, width - 2, text, RESET + BOLD)
             else:
