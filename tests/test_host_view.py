@@ -46,9 +46,9 @@ def test_basic_extra_move_in_another_store_and_finish():
 
 def test_game_over_and_new_game_events():
     assert commentary({"event": "game_over", "places": [2, 1], "stores": [18, 30]}) == \
-        "Game over: seat 1 wins, 30 to 18."
+        "Game over: seat 1 wins, 30 stones to 18."
     assert commentary({"event": "game_over", "places": [1, 1], "stores": [24, 24]}) == \
-        "Game over: a draw, 24 to 24."
+        "Game over: a draw, 24 stones each."
     s = state({"variant": "basic", "players": 4, "pits": 4}, [[4] * 4] * 4, [0] * 4, 2)
     assert commentary({"event": "new_game", "state": s, "first": 2}) == \
         "New game: Basic, 4 players, 4 pits, 4 seeds; seat 2 starts."

@@ -252,13 +252,119 @@ def test_a_quick_double_tap_reaches_the_board_as_two_whole_taps(tmp_path):
 def test_board_lines_become_short_status_sentences():
     from mancala_host.sim.status import summary
     move = {"event": "move", "seat": 0, "pit": 3, "state": {"turn": 1}, "record": {}}
-    assert summary(json.dumps(move)) == "seat 0 played pit 3; seat 1 to move"
-    move["state"]["turn"] = None
-    assert summary(json.dumps(move)) == "seat 0 played pit 3; game over"
-    refused = {"event": "refused", "pos": "0.3", "reason": "It is seat 1's turn."}
-    assert summary(json.dumps(refused)) == "refused 0.3: It is seat 1's turn."
+    assert summary(json.dumps(move)) == "Seat 0 played pit 3. Seat 1 to move."
+    move["state"].update(turn=None, over=True)
+    assert summary(json.dumps(move)) == "Seat 0 played pit 3. The game is over."
+    refused = {"event": "refused", "pos": "0.3", "seat": 0, "pit": 2, "reason": "It is seat 1's turn."}
+    assert summary(json.dumps(refused)) == "Not a move on seat 0's pit 2: It is seat 1's turn."
+    refused.update(seat=None, pit=None, pos="0.7")
+    assert summary(json.dumps(refused)).startswith("Not a move on pad 0.7:")
     assert summary("Traceback (most recent call last):") == "Traceback (most recent call last):"
     assert summary('{"id": 4, "ok": true, "state": {}}') is None       # no news for a person
+
+
+KALAH = {"variant": "kalah", "players": 2, "pits": 6, "seeds": 4, "capture": "nonempty",
+         "wipeout_capture": True}
+
+
+def test_the_footer_speaks_in_sentences():
+    from mancala_host.sim.status import Status
+    st = Status()
+    say = lambda **msg: st.summary(json.dumps(msg))  # noqa: E731
+    # whose turn it is, right after boot
+    assert say(event="boot", firmware="0.1.0", board="duo", resumed=False, turn=1, rules=KALAH) == \
+        "Board started: firmware 0.1.0, duo profile. Seat 1 to move."
+    assert say(event="boot", firmware="0.1.0", board="duo", resumed=True, turn=None) == (
+        "Board started: firmware 0.1.0, duo profile, saved game restored. The game is over: hold "
+        "a store for the menu to start a new one.")
+    # a move, in the words `watch` uses, with a finished seat
+    record = {"kind": "sow", "seat": 2, "pit": 4, "stones": 1, "sown": [[2, 0]], "capture": None,
+              "extra": False, "finished": [2], "sweep": None, "over": False,
+              "places": [None, None, 1, None], "turn": 3}
+    assert say(event="move", seat=2, pit=4, record=record, state={"turn": 3}) == (
+        "Seat 2 sows 1 from pit 4; the last stone lands in its own store; seat 2 finishes in "
+        "place 1; seat 3 to move.")
+    # a hint and demo mode
+    assert say(event="hint", seat=0, pit=4, source="pad") == \
+        "Hint for seat 0: the CPU would play pit 4, which pulses until the seat moves."
+    assert say(event="demo", on=True, source="pad", level=3) == \
+        "Demo mode: the CPU plays every seat at level 3, game after game. Touch any pad to stop it."
+    assert say(event="demo", on=False, source="pad") == "Demo mode has ended; the seats play as set again."
+    # game over, in stones for Kalah
+    assert say(event="game_over", places=[1, 2], stores=[28, 20]) == "Game over. Seat 0 wins, 28 stones to 20."
+    assert say(event="game_over", places=[1, 1], stores=[24, 24]) == "Game over. A draw, 24 stones each."
+    # the menu's values, each with the pit that sets it and what it is
+    assert say(event="config", config={"seats": [{"kind": "human"}, {"kind": "cpu", "level": 2}]}) == \
+        "Settings changed."
+    assert say(event="menu", open=True, seat=1, rules={"variant": "basic", "players": 3, "pits": 6, "seeds": 4}) == (
+        "Menu of seat 1 for the next game: pit 1 variant: Basic; pit 2 players: 3; pit 3 pits a seat: 6; "
+        "pit 4 seeds a pit: 4; pit 5 who plays seat 1: the CPU at level 2. Tap a pit to change it, "
+        "your store to start, another store to close.")
+    assert say(event="config", config={"seats": [{"kind": "human"}, {"kind": "human"}]}) == \
+        "Settings changed: seat 1 is now played by a person."
+    assert say(event="menu", open=False, seat=1) == "Menu closed."
+    # Basic: the winner is who sows all its stones first; 3 players get their places
+    say(event="new_game", first=0, state={"rules": dict(KALAH, variant="basic", players=3), "turn": 0})
+    assert say(event="game_over", places=[2, 3, 1], stores=[5, 3, 9]) == \
+        "Game over. Seat 2 wins; seat 0 second, seat 1 third."
+
+
+def _fill(p, pid, rgb):
+    return frame_with(p, pid, [rgb] * p["positions"][pid]["ring"]["leds"])
+
+
+def test_a_pulsing_store_keeps_its_count():
+    reader = view.count_reader(os.path.join(ROOT, "firmware", "lib"))
+    from mancala_fw.display import counts, palette
+    board = view.Board(DUO, {}, reader)
+    store = "0.S"
+    leds = DUO["positions"][store]["ring"]["leds"]
+    shown = [palette.kind_led(k, 0) for k in counts.encode(13, leds)]
+    for pin, grb in frame_with(DUO, store, shown).items():
+        board.update(pin, grb)
+    counted = lambda: origin_text(board.render(), store, board.layout)[1].strip(" \u00b7\u25cf")  # noqa: E731
+    assert counted() == "13"
+    # the extra-move pulse fills the store with its seat colour: still 13, not the LED count
+    for rgb in (palette.SEAT_LED[0], tuple(c // 3 for c in palette.SEAT_LED[0]), palette.WHITE_LED):
+        for pin, grb in _fill(DUO, store, rgb).items():
+            board.update(pin, grb)
+        assert counted() == "13", rgb
+    for pin, grb in frame_with(DUO, store, [palette.kind_led(k, 0) for k in counts.encode(14, leds)]).items():
+        board.update(pin, grb)
+    assert counted() == "14"
+
+
+def test_an_unused_pit_looks_different_from_an_empty_one():
+    board = view.Board(DUO, keys.keys_by_position(DUO), view.LitCount())
+    for pin, grb in frame_with(DUO, "0.3", [(0, 0, 0)] * 12).items():
+        board.update(pin, grb)
+    path = os.path.join(ROOT, "hardware", "profiles", "duo.json")
+    used = view.used_positions(path, 2, 6)  # Kalah on the duo leaves one pit a side dark
+    assert used is not None and len(used) == 14
+    assert board.set_used(used) and not board.set_used(used)
+    lines = board.render()
+    unused = [pid for pid in DUO["positions"] if pid not in used]
+    assert len(unused) == 2
+    for pid in unused:
+        text = origin_text(lines, pid, board.layout)
+        assert "\u00b7" not in "".join(text[:3]) and text[1].strip() == view.UNUSED
+    empty = origin_text(lines, "0.3", board.layout) if "0.3" in used else None
+    some_used = empty or origin_text(lines, sorted(used)[0], board.layout)
+    assert "\u00b7" in some_used[0] and some_used[1].strip(" \u00b7") == "0"
+    assert view.used_positions(path, 3, 6) is None  # a game the duo cannot seat: all drawn
+
+
+def test_a_terminal_too_small_for_the_board_gets_one_line(tmp_path):
+    v, fd = quiet_view(tmp_path)
+    full = v.screen(100, 40)
+    assert len(full) > 10 and not any(line.startswith("Terminal ") for line in full)
+    need = max(len(view.strip_ansi("  " + line)) for line in v.board.render()) + 1
+    small = v.screen(need - 1, 40)
+    assert small == ["Terminal %dx40, board needs %dx%d: make the window bigger." % (
+        need - 1, need, len(v.board.render()) + 1)]
+    short = v.screen(100, 5)
+    assert len(short) == 1 and short[0].startswith("Terminal 100x5, board needs")
+    assert len(v.screen(20, 5)[0]) <= 19  # the warning itself fits the width
 
 
 def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
@@ -295,14 +401,19 @@ def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
                      stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
     try:
-        buf = read_until(master, b"", lambda b: "board started" in last_screen(b))
+        buf = read_until(master, b"", lambda b: "Board started" in last_screen(b))
+        assert "Seat 0 to move." in last_screen(buf)   # whose turn it is, right after boot
         os.write(master, b"3")              # physical pit 0.3 = Kalah pit 2 of seat 0
-        buf = read_until(master, buf, lambda b: "played pit" in last_screen(b))
-        assert "seat 0 played pit 2; seat 1 to move" in last_screen(buf)
+        buf = read_until(master, buf, lambda b: "Seat 0 sows" in last_screen(b))
+        assert "Seat 0 sows 4 from pit 2; the last stone lands in its own pit 6; seat 1 to move." \
+            in view.strip_ansi(last_screen(buf)).replace("\r\n", " ")
         # the sowing animation ends with the four pits after 0.3 at 5 and 0.3 at 0
         fives = lambda b: view.strip_ansi(last_screen(b)).count("\u00b7 5 \u00b7")  # noqa: E731
         buf = read_until(master, buf, lambda b: fives(b) == 4)
-        assert "\u00b7 0 \u00b7" in view.strip_ansi(last_screen(buf))
+        row = [line for line in view.strip_ansi(last_screen(buf)).split("\r\n") if " 5 " in line][0]
+        # the unused pit 0.1 (a dash), then 0.2 with 4, the emptied 0.3 (its LED marks the
+        # pit played), and the four pits that got a stone
+        assert row.split() == ["-", "\u00b7", "4", "\u00b7", "\u25cf", "0", "\u00b7"] + ["\u00b7", "5", "\u00b7"] * 4
         os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
         read_until(master, buf, lambda b: b"\x1b[?1049l" in b)
         assert proc.wait(10) == 0

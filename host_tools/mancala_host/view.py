@@ -98,12 +98,14 @@ def board_lines(state, colour=False):
 
 
 def result_words(places, stores):
-    """'seat 0 wins, 30 to 18' / 'a draw, 24 each' / 'places: seat 2 1st, ...'."""
+    """'seat 0 wins, 30 stones to 18' / 'a draw, 24 stones each' / 'place 1: seat 2 ...'."""
     if len(places) == 2 and None not in places:
         if places[0] == places[1]:
-            return "a draw, %d to %d." % (stores[0], stores[1])
+            if stores[0] == stores[1]:
+                return "a draw, %d stones each." % stores[0]
+            return "a draw, %d stones to %d." % (stores[0], stores[1])
         win = places.index(1)
-        return "seat %d wins, %d to %d." % (win, stores[win], stores[1 - win])
+        return "seat %d wins, %d stones to %d." % (win, stores[win], stores[1 - win])
     order = sorted((p if p is not None else 99, s) for s, p in enumerate(places))
     return "; ".join("place %s: seat %d (store %d)" % (p if p != 99 else "-", s, stores[s])
                      for p, s in order) + "."

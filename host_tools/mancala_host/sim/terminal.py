@@ -14,12 +14,32 @@ import termios
 import time
 
 from . import keys, view
-from .status import legend, summary
+from .status import Status, legend
 
 FPS = 30
 STDERR_LINES = 40
 FRAMES_FILE_MAX = 4 << 20
 TAP_GAP_S = 0.06        # between a release and the next touch of one pad: over the debounce
+
+
+def too_small(width, height, need):
+    """The one line shown instead of the board in a terminal too small for it."""
+    text = "Terminal %dx%s, board needs %dx%d: make the window bigger." % (
+        width, height if height is not None else "?", need[0], need[1])
+    return text[:max(width - 1, 1)]
+
+
+def wrap(text, width, most):
+    """text in lines of at most width characters (broken at spaces), at most `most` lines."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = "   " + word
+        else:
+            line = line + " " + word if line else word
+    lines.append(line)
+    return lines[:most]
 
 
 class Terminal:
@@ -67,7 +87,9 @@ class View:
         self.err_open = True
         self.last_line = ""
         self.board_tail = []            # the board's last serial lines (tracebacks go there)
-        self.note = "ready: press a key to touch a pad"
+        self.note = "Ready: press a key to touch its pad."
+        self.status = Status()
+        self.game_shape = None          # (players, pits) of the game the board last reported
         self.dirty = True
         self.shown_connected = False
         self.quit = False
@@ -75,7 +97,13 @@ class View:
     # --- inputs -------------------------------------------------------------------------
     def board_line(self, line):
         text = line.decode("utf-8", "replace").rstrip()
-        self.last_line = summary(text) or self.last_line
+        self.last_line = self.status.summary(text) or self.last_line
+        rules = self.status.rules or {}
+        shape = (rules.get("players"), rules.get("pits"))
+        if None not in shape and shape != self.game_shape:
+            self.game_shape = shape
+            path = getattr(self.setup, "profile_path", None)
+            self.board.set_used(view.used_positions(path, *shape) if path else None)
         self.board_tail.append(text)
         del self.board_tail[:-STDERR_LINES]
         self.dirty = True
@@ -90,9 +118,9 @@ class View:
             if action[0] == "quit":
                 self.quit = True
             elif action[0] == "long-armed":
-                self.note = "long press: now press the pad's key"
+                self.note = "Long press: now press the pad's key."
             elif action[0] == "long-cancelled":
-                self.note = "long press cancelled"
+                self.note = "Long press cancelled."
             else:
                 self.touch(action[1], action[2])
             self.dirty = True
@@ -106,13 +134,13 @@ class View:
         self.pending.append((start, pid, True))
         self.pending.append((start + hold, pid, False))
         self.pad_free[pid] = start + hold
-        self.note = "%s %s" % ("long press" if hold >= keys.LONG_S else "touch", pid)
+        self.note = "%s pad %s." % ("Long press on" if hold >= keys.LONG_S else "Touched", pid)
 
     def _send(self, line):
         try:
             os.write(self.touch_fd, line.encode())
         except BlockingIOError:
-            self.note = "touch channel full: the board is not reading its pads"
+            self.note = "The touch channel is full: the board is not reading its pads."
 
     def send_due(self, now):
         """Send every scheduled touch or release whose time has come, in time order."""
@@ -136,7 +164,7 @@ class View:
                     grb = bytes.fromhex(frame["grb"])
                     self.dirty |= self.board.update(frame["pin"], grb)
                 except (ValueError, KeyError, TypeError):
-                    self.note = "unreadable frame line from the board"
+                    self.note = "The board sent a frame line the view cannot read."
         elif (not self.frames_partial and now - self.frames_quiet_since > 1.0
               and os.lseek(self.frames_fd, 0, os.SEEK_CUR) > FRAMES_FILE_MAX):
             # Quiet for a second and all read: start the file again.  The board appends
@@ -155,7 +183,7 @@ class View:
         *lines, self.err_partial = (self.err_partial + chunk).split(b"\n")
         for line in lines:
             self.err_lines.append(line.decode("utf-8", "replace"))
-            self.note = "board says: " + self.err_lines[-1].strip()
+            self.note = "The board says: " + self.err_lines[-1].strip()
             self.dirty = True
         del self.err_lines[:-STDERR_LINES]
 
@@ -174,9 +202,14 @@ class View:
         return "".join(line + "\n" for line in (said + self.err_lines)[-15:])
 
     # --- output -------------------------------------------------------------------------
-    def screen(self, width=100):
-        """The whole screen as lines (board, then footer)."""
-        lines = [""] + ["  " + line for line in self.board.render()] + [""]
+    def screen(self, width=100, height=None):
+        """The whole screen as lines (board, then footer); one line of warning instead when a
+        terminal of width x height (height None: any) cannot show the board."""
+        board = ["  " + line for line in self.board.render()]
+        need = (max(len(view.strip_ansi(line)) for line in board) + 1, len(board) + 1)
+        if width < need[0] or (height is not None and height < need[1]):
+            return [too_small(width, height, need)]
+        lines = [""] + board + [""]
         self.shown_connected = bool(self.link and self.link.host_connected())
         host = "a host is connected" if self.shown_connected else "no host"
         link = os.path.relpath(self.link.link) if self.link else "-"
@@ -188,24 +221,25 @@ class View:
             footer.append("      " + "   ".join(sides[2:]))
         footer += ["hold: a capital letter, or Space then the key   "
                    "double tap: the key twice   quit: Esc or Ctrl-C",
-                  "serial: %s, on %s   board: %s   heap: %s   counts: %s"
-                  % (host, link, self.setup.args.profile, self.setup.heapsize,
-                     getattr(self.board.count, "name", "?")),
-                  "note: " + self.note,
-                  "board: " + self.last_line]
-        for i, line in enumerate(footer):
-            style = "\x1b[2m" if i < len(footer) - 2 else "\x1b[1m"   # what just happened: bold
-            lines.append(style + line[:width - 1] + "\x1b[0m")
+                   "serial: %s, on %s   board: %s   heap: %s   counts: %s"
+                   % (host, link, self.setup.args.profile, self.setup.heapsize,
+                      getattr(self.board.count, "name", "?"))]
+        news = ["note: " + self.note] + wrap("board: " + self.last_line, width - 1, 2)
         if self.legend:
-            lines.insert(-len(footer), self.legend)
+            lines.append(self.legend)
+        lines += ["\x1b[2m" + line[:width - 1] + "\x1b[0m" for line in footer]
+        lines += ["\x1b[1m" + line[:width - 1] + "\x1b[0m" for line in news]  # what just happened
+        if height is not None:
+            del lines[height:]
         return lines
 
     def draw(self, out):
         try:
-            width = os.get_terminal_size(out.fileno()).columns or 100
+            size = os.get_terminal_size(out.fileno())
+            width, height = size.columns or 100, size.lines or None
         except OSError:
-            width = 100
-        text = "\x1b[H" + "".join(line + "\x1b[K\r\n" for line in self.screen(width)) + "\x1b[J"
+            width, height = 100, None
+        text = "\x1b[H" + "".join(line + "\x1b[K\r\n" for line in self.screen(width, height)) + "\x1b[J"
         out.write(text)
         out.flush()
         self.dirty = False

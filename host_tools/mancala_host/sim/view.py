@@ -6,12 +6,20 @@ into lines of text with ANSI colour codes, so tests can render a known frame to 
 Rings are placed by the profile's xy_mm (clustered into a grid of rows and columns), so a
 new profile is drawn without code changes.  Each ring is a flat loop of cells, clockwise from
 its top-left corner, with the count it shows written inside it.
+
+Two things the LEDs alone do not tell a person at a glance are drawn from what the view knows:
+- a pit the current game does not use (set_used) is drawn without its dots and with a dash
+  for its count while it is dark, so it never looks like an empty pit;
+- a ring filled with one colour (the extra-move pulse, a capture flash, a refused touch) is
+  an effect, not a count (no count on a 12- to 24-LED ring lights every LED alike): the count
+  read before it stays, so the number does not flicker while the ring blinks.
 """
 import math
 
 LIT = "\u25cf"          # a lit LED
 DARK = "\u00b7"         # a dark LED
 DARK_RGB = (90, 90, 90)
+UNUSED = "-"            # the count of a pit the current game does not use
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
 COLUMN_GAP = 2
@@ -33,6 +41,22 @@ def visible_rgb(g, r, b, frame_max=255):
         return None
     top = max(frame_max, level)
     return tuple(round(255 * (c / top) ** (1 / 2.2)) for c in (r, g, b))
+
+
+def is_fill(grb):
+    """True when every LED of a ring shows the same lit colour: an effect, not a count."""
+    return len(grb) >= 6 and any(grb[:3]) and grb == grb[:3] * (len(grb) // 3)
+
+
+def used_positions(profile_path, players, pits):
+    """The position ids the firmware seats a game of players x pits on, or None if the
+    firmware's profile code cannot tell (then every ring is drawn as used)."""
+    try:
+        from mancala_fw import profile as profiles
+        board = profiles.load(profile_path)
+        return profiles.seating(board, players, pits).used
+    except Exception:           # a game this board cannot seat, or no firmware: draw all
+        return None
 
 
 def ring_cells(leds):
@@ -136,6 +160,16 @@ class Board:
         self.count = count or LitCount()
         self.pins = [chain["pin"] for chain in profile["led_chains"]]
         self.frames = {}
+        self.used = None        # position ids of the current game; None: not known, all drawn
+        self.counts = {}        # position id -> the last count read from a ring that was no fill
+
+    def set_used(self, used):
+        """The positions the current game uses (None: unknown). True if that changed."""
+        used = None if used is None else frozenset(used)
+        if used == self.used:
+            return False
+        self.used = used
+        return True
 
     def update(self, pin, grb):
         """Store a frame; returns True when it changes what is shown."""
@@ -170,16 +204,24 @@ class Board:
             top, left = layout.origin(pid)
             width, cells = layout.rings[pid]
             grb = self.ring_bytes(pid)
+            unused = self.used is not None and pid not in self.used and not any(grb)
             for i, (r, c) in enumerate(cells):
                 rgb = visible_rgb(grb[3 * i], grb[3 * i + 1], grb[3 * i + 2], frame_max)
                 lit = (RESET + fg(rgb), LIT) if rgb else (RESET + fg(DARK_RGB), DARK)
-                grid[top + r][left + c] = lit
-            count = self.ring_count(pid, frame_max)
-            text = str(count)
-            if width >= 3 and len(text) <= width - 2:
-                self._write(grid, top + 1, left + 1, width - 2, text, RESET + BOLD)
+                grid[top + r][left + c] = None if unused else lit
+            if unused:
+                text = UNUSED
+            elif is_fill(grb) and pid in self.counts:
+                text = str(self.counts[pid])     # a pulse or flash: the count stays
             else:
-                self._write(grid, top + 3, left, width, text, RESET + BOLD)
+                count = self.ring_count(pid, frame_max)
+                text = str(count)
+                self.counts[pid] = count
+            style = RESET + (fg(DARK_RGB) if unused else BOLD)
+            if width >= 3 and len(text) <= width - 2:
+                self._write(grid, top + 1, left + 1, width - 2, text, style)
+            else:
+                self._write(grid, top + 3, left, width, text, style)
                 continue
             label = "[%s]" % self.keys[pid] if pid in self.keys else pid
             self._write(grid, top + 3, left, width, label, RESET + fg(DARK_RGB))

@@ -84,7 +84,8 @@ class App:
         forget("mancala_fw.app.config")  # back when a config change or the menu needs it
         self.apply_display_settings()
         self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
-                           "resumed": resumed})
+                           "resumed": resumed, "turn": self.session.game.turn,
+                           "rules": self.session.game.rules.to_dict()})
         for p in problems:
             self.log("warning", p)
 
