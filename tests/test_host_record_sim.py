@@ -107,3 +107,37 @@ def test_a_demo_started_before_the_first_move_makes_the_game_a_cpu_game(tmp_path
     tracker.on_event({"event": "demo", "on": False, "source": "pad"})
     tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
     assert tracker.game["seats"] == [{"kind": "human"}, {"kind": "human"}]
+
+
+def _sh_block(text, after):
+    """The commands of the first ```sh block after the line containing `after`."""
+    import re
+    block = re.search(r"```sh\n(.*?)```", text[text.index(after):], re.S).group(1)
+    return [line.split("#")[0].split() for line in block.splitlines() if line.strip()]
+
+
+def test_the_tutorial_and_the_info_example_work_as_written(tmp_path, capsys):
+    import os
+    from test_host_sim import ROOT
+    doc = open(os.path.join(ROOT, "docs", "host-tool.md")).read()
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    steps = _sh_block(doc, "**Terminal 2** talks to it")
+    assert [s[1] for s in steps] == ["info", "config", "new", "press", "state"]
+    # the README's steps up to the commands that run until stopped (tested above)
+    first = _sh_block(readme, "## The host tool")
+    short = [s[1:] for s in first if s[1] in ("info", "config", "new", "press")]
+    sim = Sim(tmp_path, profile="quad").start()
+    try:
+        # a game has been played since boot, so `new` hands the start to the next seat
+        assert cli.main(["--port", sim.link, "new"]) == 0
+        for argv in [s[1:] for s in steps] + short:
+            assert cli.main(["--port", sim.link] + argv) == 0, (argv, capsys.readouterr().err)
+        capsys.readouterr()
+        assert cli.main(["--port", sim.link, "info"]) == 0
+        out = capsys.readouterr().out
+    finally:
+        sim.stop()
+    # the info example lists every command the board has, as the board lists them
+    real = [l for l in out.splitlines() if l.startswith("Commands:")][0]
+    example = [l for l in doc.split("$ mancala-board info")[1].splitlines() if l.startswith("Commands:")][0]
+    assert example == real
