@@ -16,13 +16,20 @@ import time
 
 from .errors import BoardError
 
-def firmware_profile():
-    """The board's profile package (firmware/lib/mancala_fw/profile): the code the board runs."""
+def firmware_lib():
+    """Puts the repository's firmware/lib on sys.path (once) and returns it: the board's own
+    code (mancala_fw and the drivers it stands on), which the host uses as the board does."""
     from .deploy import repo_root
 
     lib = os.path.join(repo_root(), "firmware", "lib")
     if lib not in sys.path:
         sys.path.append(lib)
+    return lib
+
+
+def firmware_profile():
+    """The board's profile package (firmware/lib/mancala_fw/profile): the code the board runs."""
+    firmware_lib()
     from mancala_fw import profile
 
     return profile

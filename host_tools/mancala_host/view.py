@@ -6,9 +6,11 @@ event (or a move record) into sentences such as "Seat 2 sows 5 from pit 3; the l
 lands in seat 3's store: seat 2 moves again". Seats are numbered from 0, as on the board.
 """
 
-# Okabe-Ito colours: told apart with every common colour-vision deficiency.
-SEAT_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]
-SEAT_NAMES = ["blue", "orange", "green", "purple"]
+from .colours import seat_colours, seat_names
+
+# The board's own seat colours (the firmware's palette), so the text matches the LEDs.
+SEAT_COLOURS = seat_colours()
+SEAT_NAMES = seat_names()
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
 DIM = "\x1b[2m"
@@ -22,7 +24,7 @@ def _ansi(hex_colour):
 def paint(text, seat, colour):
     if not colour:
         return text
-    return _ansi(SEAT_COLOURS[seat % 4]) + text + RESET
+    return _ansi(SEAT_COLOURS[seat % len(SEAT_COLOURS)]) + text + RESET
 
 
 def rules_label(rules):
