@@ -1,37 +1,29 @@
-"""`mancala-board web` in real headless Chromium (Debian's chromium + chromedriver, Selenium):
-the page shows the virtual board and updates after a move, made both by a click on the page
-(--control) and by a touch on the board's pad, and lives through the board being killed and
-restarted."""
+"""`mancala-board web` in real headless Chromium (Debian's chromium + chromedriver, Selenium)
+against the virtual board over a pty.
 
-import os
-import subprocess
-import sys
+- The page follows moves made by a click on it (--control) and by a touch on the board's pad,
+  and lives through the board being killed and restarted.
+- Layout, at 1280x720, 1920x1080 and 3840x2160, on duo Kalah, quad Basic 3p and quad Basic 4p,
+  after 20 seeded moves: no two pit or store boxes intersect, no label touches another label
+  or a ring, everything is inside the window, and the newest note is on screen in big type.
+- A sowing shows its counts stone by stone in the board's order; a capture flashes the pit,
+  the pit across and the store together and leaves both pits marked; an extra move, a finished
+  seat and the final places are shown.
+"""
+
+import random
 
 import pytest
 
-from test_host_sim import ENV, Sim, wait_for
+from projector import chromium, page_done, play_one, play_seeded, press, snapshot, start_web, stop_web, wait_for
+from test_host_sim import Sim
 
 from mancala_host import cli
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), \
-        "the web view test needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1600,1000",
-                 "--user-data-dir=%s" % (tmp_path / "chromium-profile")):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver = chromium(str(tmp_path / "chromium-profile"), 1600, 1000)
     yield driver
     driver.quit()
 
@@ -39,13 +31,13 @@ def browser(tmp_path):
 def counts(driver):
     """Every ring's count on the page, as {(seat, pit): n}, pit 0 the store."""
     rings = driver.execute_script(
-        "return Array.from(document.querySelectorAll('svg g')).map(g => "
-        "[g.dataset.seat, g.dataset.pit, g.querySelector('text.count').textContent]);")
+        "return Array.from(document.querySelectorAll('[data-seat]')).map(g => "
+        "[g.dataset.seat, g.hasAttribute('data-store') ? 0 : g.dataset.pit, g.querySelector('.count').textContent]);")
     return dict(((int(s), int(p)), int(n)) for s, p, n in rings)
 
 
 def click(driver, selector):
-    """A real mouse click; the page redraws on every event, so retry on a replaced element."""
+    """A real mouse click; retry if the page replaced the element meanwhile."""
     from selenium.common.exceptions import StaleElementReferenceException
 
     for _ in range(20):
@@ -57,49 +49,238 @@ def click(driver, selector):
     raise AssertionError("could not click " + selector)
 
 
-def test_web_page_shows_the_board_and_follows_moves(tmp_path, browser):
-    sim = Sim(tmp_path).start()
-    web = None
+def text_of(driver, element_id):
+    return driver.find_element("id", element_id).text
+
+
+def board_with_web(tmp_path, profile, settings, *web_args):
+    """A sim with `settings` (config set key=value ...) and a new game, and web on it."""
+    sim = Sim(tmp_path, profile).start()
     try:
-        assert cli.main(["--port", sim.link, "config", "set", "animation_ms=0"]) == 0
+        assert cli.main(["--port", sim.link, "config", "set", "animation_ms=0"] + list(settings)) == 0
         assert cli.main(["--port", sim.link, "new", "--first", "0"]) == 0
-        web = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", sim.link, "web",
-                                "--http-port", "0", "--control"],
-                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = web.stdout.readline()
-        assert line.startswith("The live board is at http://localhost:"), line + web.stderr.read()
-        url = line.split(" at ")[1].split()[0]
+        web, url = start_web(sim.link, *web_args)
+    except BaseException:
+        sim.stop()
+        raise
+    return sim, web, url
+
+
+def test_web_page_shows_the_board_and_follows_moves(tmp_path, browser):
+    sim, web, url = board_with_web(tmp_path, "duo", [], "--control", "--stone-ms", "20")
+    try:
         browser.get(url)
         wait_for("the board on the page", lambda: len(counts(browser)) == 14)
         start = counts(browser)
         assert [start[(s, p)] for s in (0, 1) for p in range(1, 7)] == [4] * 12
         assert start[(0, 0)] == 0 and start[(1, 0)] == 0
-        assert "Kalah, 6 pits, 4 seeds" in browser.find_element("id", "title").text
-        assert "Seat 0 to move" in browser.find_element("id", "status").text
+        assert "Kalah, 6 pits, 4 seeds" in text_of(browser, "title")
+        assert "Seat 0 to move" in text_of(browser, "status")
 
-        click(browser, "g[data-seat='0'][data-pit='3']")
+        click(browser, "[data-seat='0'][data-pit='3']")
         wait_for("the click's move on the page", lambda: counts(browser)[(0, 0)] == 1)
+        wait_for("its animation to end", lambda: page_done(browser, snapshot(url)["seq"]))
         after = counts(browser)
         assert [after[(0, p)] for p in range(1, 7)] == [4, 4, 0, 5, 5, 5]
-        notes = browser.find_element("id", "notes").text
+        notes = text_of(browser, "notes")
         assert "Seat 0 sows 4 from pit 3; the last stone lands in its own store: seat 0 moves again." in notes
 
         sim.touch(0, 6)  # a finger on the board itself
-        wait_for("the pad's move on the page", lambda: counts(browser)[(0, 6)] == 0)
-        assert counts(browser)[(0, 0)] == 2
-        assert "Seat 1 to move" in browser.find_element("id", "status").text
-        browser.save_screenshot(str(tmp_path / "web.png"))
+        wait_for("the pad's move on the page", lambda: counts(browser)[(0, 6)] == 0 and counts(browser)[(0, 0)] == 2)
+        wait_for("seat 1's turn", lambda: "Seat 1 to move" in text_of(browser, "status"))
 
         sim.kill()  # the cable is bumped: the page says so, and picks up again when it is back
-        wait_for("the page to say so", lambda: "disconnected" in browser.find_element("id", "status").text)
+        wait_for("the page to say so", lambda: "disconnected" in text_of(browser, "status"))
         sim.start()
-        wait_for("the board back on the page", lambda: "The board is back." in browser.find_element("id", "notes").text)
+        wait_for("the board back on the page", lambda: "The board is back." in text_of(browser, "notes"))
         sim.touch(1, 1)
         wait_for("a move after the restart", lambda: counts(browser)[(1, 1)] == 0)
-        assert "Seat 1 sows" in browser.find_element("id", "notes").text
+        assert "Seat 1 sows" in text_of(browser, "notes")
     finally:
-        if web is not None:
-            web.terminate()
-            web.wait(10)
+        stop_web(web)
         sim.stop()
-    assert web.returncode is not None
+
+
+GEOMETRY = """
+const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+return {
+  rings: Array.from(document.querySelectorAll('[data-seat]')).map(e =>
+    [e.dataset.seat, e.hasAttribute('data-store') ? 'S' : e.dataset.pit, box(e)]),
+  labels: Array.from(document.querySelectorAll('[data-label]')).map(e => [e.dataset.label, box(e)]),
+  notes: Array.from(document.querySelectorAll('[data-note]')).map(e =>
+    [e.hasAttribute('data-newest'), e.textContent, box(e), parseFloat(getComputedStyle(e).fontSize)]),
+  size: [window.innerWidth, window.innerHeight]};
+"""
+
+
+def overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def inside(b, size):
+    return b[0] >= 0 and b[1] >= 0 and b[2] <= size[0] and b[3] <= size[1]
+
+
+def check_layout(driver, players, pits, newest):
+    g = driver.execute_script(GEOMETRY)
+    size = g["size"]
+    where = "at %dx%d" % tuple(size)
+    names = sorted((int(s), p) for s, p, _ in g["rings"])
+    assert names == sorted((s, p) for s in range(players) for p in [str(i) for i in range(1, pits + 1)] + ["S"]), where
+    boxes = [(s, p, b) for s, p, b in g["rings"]]
+    for i, (s, p, b) in enumerate(boxes):
+        assert inside(b, size), "%s.%s at %s is not inside the window %s" % (s, p, b, where)
+        for t, q, c in boxes[i + 1:]:
+            assert not overlap(b, c), "%s.%s overlaps %s.%s %s" % (s, p, t, q, where)
+    assert len(g["labels"]) == players
+    for i, (s, b) in enumerate(g["labels"]):
+        assert inside(b, size), "seat %s's label is not inside the window %s" % (s, where)
+        for t, c in g["labels"][i + 1:]:
+            assert not overlap(b, c), "the labels of seats %s and %s collide %s" % (s, t, where)
+        for t, q, c in boxes:
+            assert not overlap(b, c), "seat %s's label covers %s.%s %s" % (s, t, q, where)
+    notes = g["notes"]
+    assert notes and notes[0][0] and sum(1 for n in notes if n[0]) == 1, "the newest note comes first"
+    is_newest, text, box, font_px = notes[0]
+    assert text.replace("\xa0", " ") == newest
+    assert inside(box, size), "the newest note %s is not inside the window %s" % (box, where)
+    # Readable from the back of a room: at least 1/24 of the screen's height, the size of
+    # 24-point type on a 768-line slide.
+    assert font_px >= size[1] / 24, "the newest note's type is %.1f px %s" % (font_px, where)
+
+
+def resize(driver, width, height):
+    outer = driver.get_window_size()
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+    driver.set_window_size(width + outer["width"] - inner[0], height + outer["height"] - inner[1])
+    wait_for("the page laid out at %dx%d" % (width, height),
+             lambda: driver.execute_script("return document.body.dataset.fitted;") == "%dx%d" % (width, height))
+
+
+@pytest.mark.parametrize("profile, settings, players, pits, seed", [
+    ("duo", ["rules.variant=kalah"], 2, 6, 3),
+    ("quad", ["rules.variant=basic", "rules.players=3", "rules.pits=6"], 3, 6, 5),
+    ("quad", ["rules.variant=basic", "rules.players=4", "rules.pits=4"], 4, 4, 7),
+])
+def test_the_page_fills_the_window_without_overlaps(tmp_path, browser, profile, settings, players, pits, seed):
+    sim, web, url = board_with_web(tmp_path, profile, settings, "--control", "--stone-ms", "20")
+    try:
+        browser.get(url)
+        seq = play_seeded(url, seed, 20)
+        newest = snapshot(url)["notes"][-1]
+        wait_for("the page to show the 20th move", lambda: page_done(browser, seq))
+        for width, height in ((1280, 720), (1920, 1080), (3840, 2160)):
+            resize(browser, width, height)
+            check_layout(browser, players, pits, newest)
+    finally:
+        stop_web(web)
+        sim.stop()
+
+
+# Logs every count the page shows, in order, and which rings flash together. Records may
+# come in batches, so each is read from the mutation itself (the text node it added; the
+# class it replaced), never from the element as it is by the time the observer runs.
+RECORDER = """
+window.seen = [];
+window.flashes = [];
+const flashing = new Set();
+const name = g => g.dataset.seat + '.' + (g.hasAttribute('data-store') ? 'S' : g.dataset.pit);
+new MutationObserver(list => {
+  const after = new Map(), news = [];
+  for (let i = list.length - 1; i >= 0; i--) {
+    const m = list[i];
+    if (m.type !== 'attributes') continue;
+    news[i] = after.has(m.target) ? after.get(m.target) : m.target.getAttribute('class');
+    after.set(m.target, m.oldValue);
+  }
+  list.forEach((m, i) => {
+    const g = m.target.closest && m.target.closest('[data-seat]');
+    if (!g) return;
+    if (m.type === 'attributes') {
+      if (g !== m.target) return;
+      if ((' ' + news[i] + ' ').indexOf(' flash ') >= 0) flashing.add(name(g)); else flashing.delete(name(g));
+      window.flashes.push(Array.from(flashing).sort().join(' '));
+    } else if (m.target.classList.contains('count') && m.addedNodes.length) {
+      window.seen.push(name(g) + '=' + m.addedNodes[0].data);
+    }
+  });
+}).observe(document.getElementById('svg'),
+           {subtree: true, childList: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true});
+"""
+
+
+def test_a_sowing_is_shown_stone_by_stone_and_a_capture_plainly(tmp_path, browser):
+    sim, web, url = board_with_web(tmp_path, "duo", ["rules.variant=kalah"], "--control", "--stone-ms", "60")
+    try:
+        browser.get(url)
+        wait_for("the board on the page", lambda: len(counts(browser)) == 14)
+        browser.execute_script(RECORDER)
+        press(url, 0, 3)  # 4 stones: pits 4, 5, 6 and the store, so seat 0 moves again
+        wait_for("the sowing to end", lambda: page_done(browser, snapshot(url)["seq"]))
+        assert browser.execute_script("return window.seen;") == ["0.3=0", "0.4=5", "0.5=5", "0.6=5", "0.S=1"]
+        assert "again" in browser.find_element("css selector", "[data-seat='0'][data-store]").get_attribute("class")
+        assert "moves again" in browser.find_element("css selector", "[data-label='0']").text
+        assert "played" in browser.find_element("css selector", "[data-seat='0'][data-pit='3']").get_attribute("class")
+
+        # seat 0 pit 4 and seat 1 pit 6 leave one stone in seat 0's pit 3; it lands in the
+        # empty pit 4 and takes seat 1's pit 3 with it: on the duo, pads 0.5 and 1.4,
+        # diagonally across, since Kalah uses the 6 pits nearest each store.
+        # Past the store into seat 1's row: the store's stone comes before seat 1's pits, the
+        # board's order, not the order the final counts would be drawn in.
+        browser.execute_script("window.seen = [];")
+        press(url, 0, 4)
+        wait_for("the sowing to end", lambda: page_done(browser, snapshot(url)["seq"]))
+        assert browser.execute_script("return window.seen;") == ["0.4=0", "0.5=6", "0.6=6", "0.S=2", "1.1=5", "1.2=5"]
+        press(url, 1, 6)
+        wait_for("seat 1's move", lambda: page_done(browser, snapshot(url)["seq"]))
+        before = counts(browser)
+        assert before[(0, 3)] == 1 and before[(0, 4)] == 0 and before[(1, 3)] == 4
+        browser.execute_script("window.seen = []; window.flashes = [];")
+        press(url, 0, 3)
+        wait_for("the capture to end", lambda: page_done(browser, snapshot(url)["seq"]))
+        assert browser.execute_script("return window.seen;") == [
+            "0.3=0", "0.4=1", "0.4=0", "1.3=0", "0.S=%d" % (before[(0, 0)] + 5)]
+        assert "0.4 0.S 1.3" in browser.execute_script("return window.flashes;")
+        for sel in ("[data-seat='0'][data-pit='4']", "[data-seat='1'][data-pit='3']"):
+            assert "captured" in browser.find_element("css selector", sel).get_attribute("class")
+        line = browser.execute_script(
+            "const l = document.querySelector('.capline'); return l && [l.getAttribute('x1'), l.getAttribute('x2')];")
+        assert line == ["265", "225"], "the capture joins pad 0.5 and pad 1.4 (x 265 and 225 mm) with a line"
+        # The opposite pairs are drawn on the duo, whose Kalah rows are shifted by a pit.
+        assert len(browser.find_elements("css selector", ".pairline")) == 6
+        assert "opposite" in text_of(browser, "caption")
+    finally:
+        stop_web(web)
+        sim.stop()
+
+
+def test_finished_seats_and_the_final_places(tmp_path, browser):
+    sim, web, url = board_with_web(
+        tmp_path, "quad", ["rules.variant=basic", "rules.players=3", "rules.pits=4", "rules.seeds=3"],
+        "--control", "--stone-ms", "20")
+    try:
+        browser.get(url)
+        rng = random.Random(11)
+        seen_finish = False
+        while True:
+            snap = play_one(url, rng)
+            if snap is None:
+                break
+            st, seq = snap["state"], snap["seq"]
+            done = [s for s, p in enumerate(st["places"]) if p is not None]
+            if done and not st["over"] and not seen_finish:
+                wait_for("the page to show the finish", lambda: page_done(browser, seq))
+                label = browser.find_element("css selector", "[data-label='%d']" % done[0]).text
+                assert "%s place" % ("1st", "2nd", "3rd")[st["places"][done[0]] - 1] in label
+                ring = browser.find_element("css selector", "[data-seat='%d'][data-pit='1']" % done[0])
+                assert "dim" in ring.get_attribute("class")
+                seen_finish = True
+        assert seen_finish and st["over"], "a seeded game ends, with a seat finishing first"
+        wait_for("the page to show the end", lambda: page_done(browser, seq))
+        for s, place in enumerate(st["places"]):
+            assert "%s place" % ("1st", "2nd", "3rd")[place - 1] in \
+                browser.find_element("css selector", "[data-label='%d']" % s).text
+        assert text_of(browser, "status").startswith("Game over: 1st seat")
+    finally:
+        stop_web(web)
+        sim.stop()

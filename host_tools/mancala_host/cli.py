@@ -56,6 +56,12 @@ def _seat(text):
     return int(text)
 
 
+def _stone_ms(text):
+    if not text.isdigit() or not 20 <= int(text) <= 2000:
+        raise argparse.ArgumentTypeError("the time per stone is a whole number of ms from 20 to 2000, got %r" % text)
+    return int(text)
+
+
 @command("info", _board_command("info"), "show the board's hello: firmware, profile, rules")
 def _a_info(p):
     pass
@@ -118,6 +124,10 @@ def _a_web(p):
     p.add_argument("--http-port", type=int, default=8765, help="the web server's port (0: any free one)")
     p.add_argument("--host", default="127.0.0.1", help="the address to serve on (default localhost only)")
     p.add_argument("--control", action="store_true", help="clicking a pit on the page presses it on the board")
+    p.add_argument("--profile", default=None, metavar="FILE",
+                   help="the board's profile JSON, for the page's layout (default: hardware/profiles/BOARD.json)")
+    p.add_argument("--stone-ms", type=_stone_ms, default=None, metavar="MS",
+                   help="ms per stone in the page's sowing animation, 20-2000 (default: the board's animation_ms, or 120 when that is 0)")
 
 
 @command("record", _module_command("record"), "write every finished game to a game log until stopped")

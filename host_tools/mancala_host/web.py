@@ -3,7 +3,10 @@
 One thread owns the serial line: it reads the board's events and runs the requests the page
 sends (with `--control`, a click on a pit presses it), so the client is never used from two
 threads. Each open page holds a `/events` stream; every event is pushed to all of them as one
-JSON snapshot: state, the board's shape, the commentary so far and the last move record.
+JSON snapshot: the state, the plan of the board (webplan.py: where each pit and store sits,
+from the board's profile), the commentary so far, the last move record with the state before
+it (so the page can replay the sowing stone by stone), `seq` (one more for every move, resign,
+undo and new game) and `stone_ms`, the page's time per stone.
 """
 
 import http.server
@@ -13,8 +16,12 @@ import threading
 
 from .errors import BoardError
 from .session import open_client, reopen
-from .view import SEAT_COLOURS, commentary, rules_label
+from .colours import seat_colours
+from .view import commentary, rules_label
 from .webpage import PAGE
+from .webplan import load_profile, plan
+
+DEFAULT_STONE_MS = 120   # the board's own default animation_ms
 
 
 class Hub:
@@ -26,6 +33,7 @@ class Hub:
         self.snapshot = {}
         self.notes = []
         self.requests = queue.Queue()
+        self.seq = 0
 
     def publish(self, **changes):
         with self.lock:
@@ -48,13 +56,42 @@ class Hub:
                 self.listeners.remove(q)
 
 
-def board_loop(client, hub, stop):
+def stone_ms(config, fixed):
+    """The page's time per stone: `--stone-ms`, else the board's animation_ms, else (the board
+    shows no animation) its default, so a class still sees every stone."""
+    if fixed:
+        return fixed
+    ms = config.get("animation_ms") if isinstance(config, dict) else None
+    return ms if isinstance(ms, int) and ms > 0 else DEFAULT_STONE_MS
+
+
+class Planner:
+    """The page's plan for the rules being played, made again only when they change."""
+
+    def __init__(self, profile):
+        self.profile = profile
+        self.rules = None
+        self.plan = None
+
+    def __call__(self, rules):
+        shape = {k: rules.get(k) for k in ("variant", "players", "pits")} if isinstance(rules, dict) else {}
+        if shape != self.rules:
+            self.plan = plan(self.profile, shape)
+            self.rules = shape
+        return self.plan
+
+
+def board_loop(client, hub, stop, planner, fixed_ms=None):
     """Follow the board until `stop` is set; runs in its own thread and owns `client`."""
     answer = client.request("state")
+    config = client.request("get_config").get("config") or {}
     hello = client.hello_answer
-    hub.publish(state=answer["state"], board=hello.get("board"), firmware=hello.get("firmware"),
-                title=rules_label(answer["state"].get("rules")), colours=SEAT_COLOURS,
-                record=None, live=True)
+    state = answer["state"]
+    hub.seq += 1
+    hub.publish(state=state, board=hello.get("board"), firmware=hello.get("firmware"),
+                title=rules_label(state.get("rules")), colours=seat_colours(),
+                plan=planner(state.get("rules")), record=None, before=None, seq=hub.seq,
+                stone_ms=stone_ms(config, fixed_ms), live=True)
     while not stop.is_set():
         try:
             req, reply = hub.requests.get_nowait()
@@ -72,13 +109,19 @@ def board_loop(client, hub, stop):
         if text:
             hub.notes.append(text)
         changes = {}
-        if isinstance(ev.get("state"), dict):
-            changes["state"] = ev["state"]
-            changes["title"] = rules_label(ev["state"].get("rules"))
         if ev.get("event") in ("move", "resign"):
-            changes["record"] = ev.get("record")
+            changes.update(record=ev.get("record"), before=state)
         elif ev.get("event") in ("new_game", "undo"):
-            changes["record"] = None
+            changes.update(record=None, before=None)
+        if changes:
+            hub.seq += 1
+            changes["seq"] = hub.seq
+        if isinstance(ev.get("state"), dict):
+            state = ev["state"]
+            changes.update(state=state, title=rules_label(state.get("rules")),
+                           plan=planner(state.get("rules")))
+        if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
+            changes["stone_ms"] = stone_ms(ev["config"], fixed_ms)
         changes["live"] = True
         hub.publish(**changes)
 
@@ -149,12 +192,12 @@ def make_handler(hub, control):
     return Handler
 
 
-def follow(client, hub, stop, port, timeout):
+def follow(client, hub, stop, port, timeout, planner, fixed_ms=None):
     """board_loop, and when the board goes away (cable bumped, sim restarted) say so on the
     page and on the terminal, wait for it and carry on: a projector view should not die."""
     while not stop.is_set():
         try:
-            board_loop(client, hub, stop)
+            board_loop(client, hub, stop, planner, fixed_ms)
             return
         except BoardError as exc:
             client.close()
@@ -174,6 +217,11 @@ def run(args):
     stop = threading.Event()
     client = open_client(args.port, args.timeout)
     try:
+        planner = Planner(load_profile(client.hello_answer.get("board"), args.profile))
+    except BoardError:
+        client.close()
+        raise
+    try:
         server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
     except OSError as exc:
         client.close()
@@ -181,7 +229,7 @@ def run(args):
                          % (args.host, args.http_port, exc.strerror or exc))
     server.daemon_threads = True
     name, board = client.name, client.hello_answer.get("board")
-    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port, args.timeout),
+    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port, args.timeout, planner, args.stone_ms),
                               daemon=True)
     worker.start()
     host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host

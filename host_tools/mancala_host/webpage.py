@@ -1,128 +1,435 @@
-"""The projector page served by `web`: one self-contained HTML file (no outside resources).
+"""The projector page served by `web`: one self-contained HTML file (no outside resources, no
+web fonts: the system's sans-serif).
 
-It draws every pit and store as a big ring in its seat's colour with the count inside, the
-seat to move highlighted, finished seats dimmed, the last move marked, and the commentary in
-large type. The layout is computed from the state: two seats face each other with the
-stores at the ends; three or four seats sit on the sides of a triangle or square with each
-store at the corner after its pits, counterclockwise as the board plays.
+The board is drawn where the profile puts each pit and store (webplan.py, in mm) and scaled
+to fill the window, beside or under the commentary, whichever gives the bigger board. Every
+sowing is replayed stone by stone in the board's own order and rhythm (display/animation.py
+on the board): the pit played empties, one stone lands per step, a capture flashes the pit,
+the pit across and the store, then the final counts and an extra move's "again" follow.
+
+Test hooks: every pit and store is an element with `data-seat` and `data-pit` (1..N) or
+`data-store`; every commentary note has `data-note`, the newest also `data-newest`; each
+seat's label has `data-label`.
 """
 
 PAGE = r"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Mancala board</title>
 <style>
- body { margin:0; background:#111; color:#eee; font-family:system-ui,sans-serif; }
- header { display:flex; justify-content:space-between; align-items:baseline; padding:12px 24px; }
- h1 { font-size:2.2rem; margin:0; }
- #status { font-size:1.4rem; color:#aaa; }
- main { display:flex; gap:24px; padding:0 24px; }
- #board { flex:3; }
- svg { width:100%; height:auto; max-height:88vh; }
- #notes { flex:2; font-size:1.7rem; line-height:1.35; }
- #notes p { margin:0 0 .6em 0; color:#bbb; }
- #notes p:last-child { color:#fff; font-weight:600; }
- .count { font-size:44px; font-weight:700; fill:#fff; text-anchor:middle; dominant-baseline:central; }
- .store .count { font-size:60px; }
- .label { font-size:30px; font-weight:600; fill:#999; text-anchor:middle; }
- .pit { cursor:default; }
- .control .pit { cursor:pointer; }
+ :root { --u: 32px; }
+ html, body { margin:0; height:100%; overflow:hidden; background:#111; color:#eee;
+   font-family: "DejaVu Sans", "Liberation Sans", Arial, Helvetica, sans-serif; }
+ header { display:flex; justify-content:space-between; align-items:baseline; gap:1em;
+   padding: calc(var(--u) * .3) calc(var(--u) * .6) 0; }
+ h1 { font-size: calc(var(--u) * .9); margin:0; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+ #status { font-size: calc(var(--u) * .9); font-weight:700; white-space:nowrap; }
+ #caption { font-size: calc(var(--u) * .55); color:#bbb; padding: 0 calc(var(--u) * .6); min-height:1.2em; }
+ #main { position:absolute; left:0; right:0; bottom:0; }
+ #board { position:absolute; }
+ #board svg { width:100%; height:100%; display:block; }
+ #notes { position:absolute; overflow:hidden; }
+ #notes p { margin:0 0 .45em 0; color:#9a9a9a; font-size: calc(var(--u) * .62); line-height:1.25; }
+ #notes p[data-newest] { color:#fff; font-weight:600; line-height:1.22; }
+ .count { font-weight:700; fill:#fff; text-anchor:middle; dominant-baseline:central; }
+ .tag { font-weight:700; fill:#fff; text-anchor:middle; dominant-baseline:central; }
+ .ring .tint, .ring .inner, .ring .tag, .ring .flashfill { visibility:hidden; }
+ .ring.turn .tint { visibility:visible; }
+ .ring.played .inner, .ring.captured .inner { visibility:visible; }
+ .ring.captured .inner { stroke-dasharray:none; }
+ .ring.again .tag { visibility:visible; }
+ .ring.hand .flashfill { visibility:visible; opacity:.45; }
+ .ring.flash .flashfill { visibility:visible; opacity:1; }
+ .ring.flash .count { fill:#111; }
+ .ring.dim { opacity:.35; }
+ .unused { fill:none; stroke:#555; }
+ .pairline { stroke:#777; }
+ .capline { stroke:#fff; }
+ .label { font-weight:700; }
+ .label .state { fill:#fff; font-weight:600; }
+ .control .ring.pit { cursor:pointer; }
 </style></head>
 <body>
 <header><h1 id="title">Mancala board</h1><div id="status">connecting&hellip;</div></header>
-<main><div id="board"><svg id="svg" viewBox="0 0 1000 700"></svg></div><div id="notes"></div></main>
+<div id="caption"></div>
+<div id="main"><div id="board"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div><div id="notes"></div></div>
 <script>
+"use strict";
 const CONTROL = __CONTROL__;
 const NS = "http://www.w3.org/2000/svg";
+const FLASH_MS = 360;          // as the board's display/animation.py
+const ORD = ["", "1st", "2nd", "3rd", "4th"];
+let plan = null, planKey = "", rings = {}, labels = [], colours = [], vb = null;
+let shown = null;              // {pits, stores} on the page now
+let seq = null, anim = null, snapNow = null, again = null;  // again: the seat that moves again
+
 function el(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
   for (const k in attrs) e.setAttribute(k, attrs[k]);
   if (parent) parent.appendChild(e);
   return e;
 }
-// Where each seat's pits and store go: lists of [x, y] for pits 1..N, and the store.
-function layout(players, pits) {
-  const spots = [];
-  if (players === 2) {
-    const x0 = 180, x1 = 820, dx = (x1 - x0) / (pits - 1 || 1);
-    const bottom = [], top = [];
-    for (let i = 0; i < pits; i++) { bottom.push([x0 + i * dx, 480]); top.push([x1 - i * dx, 220]); }
-    spots.push({pits: bottom, store: [925, 350], label: [500, 600]});
-    spots.push({pits: top, store: [75, 350], label: [500, 100]});
-    return spots;
-  }
-  // A triangle or square filling a 1000 x 1000 view, seat 0 along the bottom edge.
-  const side = 800, r = side / (2 * Math.sin(Math.PI / players));
-  const cx = 500, cy = players === 3 ? 600 : 500;
-  const start = (270 - 180 / players) * Math.PI / 180;
-  const corner = k => { const a = start + k * 2 * Math.PI / players; return [cx + r * Math.cos(a), cy - r * Math.sin(a)]; };
-  for (let s = 0; s < players; s++) {
-    const a = corner(s), b = corner(s + 1), list = [];
-    for (let i = 0; i < pits; i++) {
-      const f = 0.24 + 0.56 * i / (pits - 1 || 1);
-      list.push([a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]);
+function key(seat, pit) { return seat + "." + pit; }   // pit 0: the store
+
+// ---------------------------------------------------------------- the board, from the plan
+function build(p) {
+  plan = p; rings = {}; labels = [];
+  const svg = document.getElementById("svg");
+  svg.innerHTML = "";
+  svg.setAttribute("class", CONTROL ? "control" : "");
+  const under = el("g", {}, svg);
+  el("g", {id: "caplayer"}, svg);     // a capture's line, under the rings it joins
+  const top = el("g", {}, svg);
+  const pitR = p.pit_mm / 2, storeR = p.store_mm / 2, sw = p.pit_mm * 0.1;
+  for (const [x, y] of p.unused)
+    el("circle", {cx: x, cy: y, r: pitR - sw / 2, class: "unused", "stroke-width": sw * 0.4,
+                  "stroke-dasharray": (sw * 0.6) + " " + (sw * 0.6)}, under);
+  if (p.opposite === "shifted") {
+    const n = p.seats[0].pits.length;
+    for (let i = 0; i < n; i++) {
+      const a = p.seats[0].pits[i], b = p.seats[1].pits[n - 1 - i];
+      el("line", {x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "pairline", "stroke-width": sw * 0.35,
+                  "stroke-dasharray": (sw * 0.8) + " " + (sw * 0.5)}, under);
     }
-    const store = [b[0] + (cx - b[0]) * 0.3, b[1] + (cy - b[1]) * 0.3];
-    const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-    spots.push({pits: list, store: store, label: [mid[0] + (cx - mid[0]) * 0.55, mid[1] + (cy - mid[1]) * 0.55]});
   }
-  return spots;
+  p.seats.forEach((seat, s) => {
+    const colour = colours[s % colours.length];
+    seat.pits.forEach(([x, y], i) => ring(top, x, y, pitR, sw, colour, s, i + 1));
+    ring(top, seat.store[0], seat.store[1], storeR, sw * 1.2, colour, s, 0);
+  });
+  const lab = el("g", {}, svg);
+  p.seats.forEach((seat, s) => {
+    const t = el("text", {class: "label", "data-label": s, fill: colours[s % colours.length]}, lab);
+    labels.push({text: t, seat: seat});
+  });
+  placeLabels(p.pit_mm * (p.seats.every(x => x.inside) ? 0.5 : 0.45));
+  const cap = [];
+  if (p.opposite === "shifted")
+    cap.push("Kalah uses the " + p.seats[0].pits.length + " pits nearest each store: the dashed lines join the pits opposite each other, which capture from each other.");
+  document.getElementById("caption").textContent = cap.join(" ");
+  fit();
 }
-function side_gap(pits) { return 0.56 * 800 / (pits - 1 || 1); }
-function ring(svg, x, y, radius, colour, count, opts) {
-  const g = el("g", {class: opts.store ? "store" : "pit", "data-seat": opts.seat, "data-pit": opts.pit}, svg);
-  if (opts.last) el("circle", {cx: x, cy: y, r: radius + 12, fill: "none", stroke: "#fff", "stroke-width": 4, "stroke-dasharray": "8 6"}, g);
-  if (opts.turn) el("circle", {cx: x, cy: y, r: radius + 10, fill: colour, opacity: 0.35}, g);
-  el("circle", {cx: x, cy: y, r: radius, fill: "#1d1d1d", stroke: colour, "stroke-width": opts.turn ? 16 : 10,
-                opacity: opts.dim ? 0.3 : 1}, g);
-  const t = el("text", {x: x, y: y, class: "count"}, g);
-  t.textContent = count;
-  if (CONTROL && !opts.store) g.addEventListener("click", () => press(opts.seat, opts.pit));
-  return g;
+
+function ring(parent, x, y, r, sw, colour, seat, pit) {
+  const store = pit === 0;
+  const attrs = {class: "ring " + (store ? "store" : "pit"), "data-seat": seat, style: "--c:" + colour};
+  attrs[store ? "data-store" : "data-pit"] = store ? "" : pit;
+  const g = el("g", attrs, parent);
+  el("circle", {cx: x, cy: y, r: r - sw / 2, fill: "#1c1c1c", class: "body"}, g);
+  el("circle", {cx: x, cy: y, r: r - sw, fill: colour, opacity: .28, class: "tint"}, g);
+  el("circle", {cx: x, cy: y, r: r - sw, fill: "#fff", class: "flashfill"}, g);
+  el("circle", {cx: x, cy: y, r: r - sw / 2, fill: "none", stroke: colour, "stroke-width": sw, class: "edge"}, g);
+  el("circle", {cx: x, cy: y, r: r * 0.72, fill: "none", stroke: "#fff", "stroke-width": sw * 0.45,
+                "stroke-dasharray": (sw * 0.9) + " " + (sw * 0.55), class: "inner"}, g);
+  const t = el("text", {x: x, y: store ? y - r * 0.08 : y, class: "count", "font-size": store ? r * 0.8 : r * 0.95}, g);
+  t.textContent = "";
+  let tag = null;
+  if (store) {
+    tag = el("text", {x: x, y: y + r * 0.52, class: "tag", "font-size": r * 0.3}, g);
+    tag.textContent = "again";
+  }
+  if (CONTROL && !store) g.addEventListener("click", () => press(seat, pit));
+  rings[key(seat, pit)] = {g: g, text: t, x: x, y: y, r: r};
+}
+
+// Labels sit beside their seat's row (webplan.py says which way); the words change, so the
+// space is measured with the longest words a label can have, then shrunk until no label
+// touches another label or a ring.
+function labelWords(s, st) {
+  const name = "Seat " + s;
+  if (!st) return [name, ""];
+  const place = st.places && st.places[s];
+  if (place) {
+    const tie = st.places.filter(q => q === place).length > 1 ? " (tie)" : "";
+    return [name, ORD[place] + " place" + tie];
+  }
+  if (st.active && st.active.indexOf(s) < 0) return [name, "out"];
+  if (st.turn === s) return [name, again === s ? "moves again" : "to move"];
+  return [name, ""];
+}
+function setLabel(L, words, size) {
+  const t = L.text, [x, y] = L.seat.label, to = L.seat.toward;
+  t.innerHTML = "";
+  t.setAttribute("font-size", size);
+  const two = L.seat.inside;
+  const anchor = to === "left" ? "end" : to === "right" ? "start" : "middle";
+  t.setAttribute("text-anchor", anchor);
+  const a = el("tspan", {x: x}, t); a.textContent = words[0];
+  const b = el("tspan", {class: "state"}, t);
+  if (two) { b.setAttribute("x", x); b.setAttribute("dy", "1.15em"); b.textContent = words[1]; }
+  else b.textContent = words[1] ? "  \u00b7 " + words[1] : "";
+  // Place the block: its near edge on the anchor point, growing away from the row.
+  t.setAttribute("x", x); t.setAttribute("y", y);
+  const box = t.getBBox();
+  let dy = 0;
+  if (to === "down") dy = y - box.y;
+  else if (to === "up") dy = y - (box.y + box.height);
+  else dy = y - (box.y + box.height / 2);
+  t.setAttribute("transform", "translate(0," + dy + ")");
+}
+function boxOf(e) {
+  const b = e.getBBox(), tr = e.getAttribute("transform");
+  const dy = tr ? parseFloat(tr.split(",")[1]) : 0;
+  return {x: b.x, y: b.y + dy, w: b.width, h: b.height};
+}
+function hit(a, b) { return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h; }
+function placeLabels(size) {
+  // Only a Kalah game (two seats) can end in a tie.
+  const widest = ["Seat 0", plan.seats.length === 2 ? "1st place (tie)" : "moves again"];
+  for (let tries = 0; tries < 8; tries++) {
+    labels.forEach((L, s) => setLabel(L, ["Seat " + s, widest[1]], size));
+    const boxes = labels.map(L => boxOf(L.text));
+    let clash = false;
+    for (let i = 0; i < boxes.length && !clash; i++) {
+      for (let j = i + 1; j < boxes.length; j++) if (hit(boxes[i], boxes[j])) clash = true;
+      for (const k in rings) {
+        const R = rings[k];
+        if (hit(boxes[i], {x: R.x - R.r, y: R.y - R.r, w: 2 * R.r, h: 2 * R.r})) clash = true;
+      }
+    }
+    if (!clash) break;
+    size *= 0.85;
+  }
+  plan.labelSize = size;
+  // The view box: every ring, every label at its widest, and the pads nobody uses.
+  let x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  const grow = b => { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); };
+  for (const k in rings) { const R = rings[k]; grow({x: R.x - R.r, y: R.y - R.r, w: 2 * R.r, h: 2 * R.r}); }
+  plan.unused.forEach(([x, y]) => grow({x: x - plan.pit_mm / 2, y: y - plan.pit_mm / 2, w: plan.pit_mm, h: plan.pit_mm}));
+  labels.forEach(L => grow(boxOf(L.text)));
+  const m = plan.pit_mm * 0.12;
+  vb = {x: x0 - m, y: y0 - m, w: x1 - x0 + 2 * m, h: y1 - y0 + 2 * m};
+  document.getElementById("svg").setAttribute("viewBox", [vb.x, vb.y, vb.w, vb.h].join(" "));
+  labels.forEach((L, s) => setLabel(L, labelWords(s, snapNow && snapNow.state), size));
+}
+
+// ---------------------------------------------------------------- filling the window
+function fit() {
+  const W = window.innerWidth, H = window.innerHeight;
+  const u = Math.max(14, Math.min(H / 22, W / 36));
+  document.documentElement.style.setProperty("--u", u + "px");
+  const head = document.querySelector("header").offsetHeight + document.getElementById("caption").offsetHeight;
+  const main = document.getElementById("main");
+  main.style.top = head + "px";
+  if (!vb) return;
+  const pad = u * 0.5, gap = u * 0.6;
+  const aw = W - 2 * pad, ah = H - head - 2 * pad;
+  const sideW = Math.max(0.3 * aw, 11 * u), belowH = Math.max(0.2 * ah, 3.9 * u);
+  const sSide = Math.min((aw - sideW - gap) / vb.w, ah / vb.h);
+  const sBelow = Math.min(aw / vb.w, (ah - belowH - gap) / vb.h);
+  const board = document.getElementById("board"), notes = document.getElementById("notes");
+  if (sSide > sBelow) {
+    const bw = vb.w * sSide, bh = vb.h * sSide;
+    Object.assign(board.style, {left: pad + "px", top: (pad + (ah - bh) / 2) + "px", width: bw + "px", height: bh + "px"});
+    Object.assign(notes.style, {left: (pad + bw + gap) + "px", top: pad + "px", width: (aw - bw - gap) + "px", height: ah + "px"});
+  } else {
+    const bw = vb.w * sBelow, bh = vb.h * sBelow;
+    Object.assign(board.style, {left: (pad + (aw - bw) / 2) + "px", top: pad + "px", width: bw + "px", height: bh + "px"});
+    Object.assign(notes.style, {left: pad + "px", top: (pad + bh + gap) + "px", width: aw + "px", height: (ah - bh - gap) + "px"});
+  }
+  fitNewest();
+  document.body.dataset.fitted = W + "x" + H;
+}
+// The newest note comes first, in the biggest type; if it is too long for the space it
+// shrinks (never below 0.6 of the full size) rather than run off the screen.
+function fitNewest() {
+  const notes = document.getElementById("notes"), p = notes.querySelector("p[data-newest]");
+  if (!p) return;
+  const u = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--u"));
+  let size = u;
+  p.style.fontSize = size + "px";
+  while (p.offsetHeight > notes.clientHeight && size > 0.6 * u) { size *= 0.92; p.style.fontSize = size + "px"; }
+  // Older notes that would be cut off at the bottom are left out whole.
+  let full = false;
+  notes.querySelectorAll("p:not([data-newest])").forEach(q => {
+    q.style.display = "";
+    if (full || q.offsetTop + q.offsetHeight > notes.clientHeight) { q.style.display = "none"; full = true; }
+  });
+}
+window.addEventListener("resize", () => { if (plan) placeLabels(plan.labelSize); fit(); });
+
+// ---------------------------------------------------------------- counts and marks
+function setCount(seat, pit, n) {
+  const R = rings[key(seat, pit)];
+  if (R && R.text.textContent !== String(n)) R.text.textContent = String(n);
+}
+function show(c) {
+  shown = {pits: c.pits.map(r => r.slice()), stores: c.stores.slice()};
+  c.pits.forEach((row, s) => row.forEach((n, i) => setCount(s, i + 1, n)));
+  c.stores.forEach((n, s) => setCount(s, 0, n));
+}
+function mark(cls, seat, pit, on) {
+  const R = rings[key(seat, pit)];
+  if (R) R.g.classList.toggle(cls, on);
+}
+function clearMarks(classes) {
+  for (const k in rings) classes.forEach(c => rings[k].g.classList.remove(c));
+}
+function captureLine(cap) {
+  const layer = document.getElementById("caplayer");
+  layer.innerHTML = "";
+  if (!cap) return;
+  const a = rings[key(cap.seat, cap.pit)], b = rings[key(cap.from[0], cap.from[1])];
+  if (a && b) el("line", {x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "capline", "stroke-width": plan.pit_mm * 0.12}, layer);
+}
+// The seat to move, finished seats, labels and the header: the state after the animation.
+function showState(st, live) {
+  plan.seats.forEach((seat, s) => {
+    const out = st.active.indexOf(s) < 0;
+    for (let p = 0; p <= seat.pits.length; p++) {
+      mark("turn", s, p, st.turn === s && p > 0 && !out);
+      mark("dim", s, p, out && !st.over);
+    }
+  });
+  labels.forEach((L, s) => setLabel(L, labelWords(s, st), plan.labelSize));
+  let words;
+  if (st.over) words = "Game over: " + result(st);
+  else words = "Seat " + st.turn + (again === st.turn ? " moves again" : " to move");
+  const status = document.getElementById("status");
+  status.textContent = (live === false ? "board disconnected - " : "") + words;
+  status.style.color = st.over ? "#fff" : colours[st.turn % colours.length];
+}
+function result(st) {
+  const order = st.places.map((p, s) => [p, s]).filter(x => x[0]).sort((a, b) => a[0] - b[0]);
+  if (!order.length) return "";
+  return order.map(([p, s]) => ORD[p] + " seat " + s + " (" + st.stores[s] + ")").join(", ");
+}
+
+// ---------------------------------------------------------------- the sowing, stone by stone
+function stopAnim() {
+  if (!anim) return;
+  anim.timers.forEach(clearTimeout);
+  const rest = anim.steps.slice(anim.next);
+  anim.next = anim.steps.length;
+  rest.forEach(f => f[1]());
+  anim = null;
+  delete document.body.dataset.sowing;
+}
+function sow(before, rec, ms) {
+  const c = {pits: before.pits.map(r => r.slice()), stores: before.stores.slice()};
+  const steps = [], s = rec.seat;
+  const a = {steps: steps, next: 0, timers: []};
+  clearMarks(["played", "captured", "again", "hand", "flash"]);
+  captureLine(null);
+  steps.push([0, () => { c.pits[s][rec.pit - 1] = 0; mark("played", s, rec.pit, true); show(c); }]);
+  let t = 0, last = null;
+  for (const [ss, pp] of rec.sown) {
+    t += ms;
+    steps.push([t, () => {
+      if (last) mark("hand", last[0], last[1], false);
+      if (pp === 0) c.stores[ss] += 1; else c.pits[ss][pp - 1] += 1;
+      mark("hand", ss, pp, true); last = [ss, pp]; show(c);
+    }]);
+  }
+  const cap = rec.capture;
+  if (cap) {
+    t += ms;
+    const spots = [[cap.seat, cap.pit], [cap.from[0], cap.from[1]], [cap.seat, 0]];
+    steps.push([t, () => { if (last) mark("hand", last[0], last[1], false); spots.forEach(([x, y]) => mark("flash", x, y, true)); captureLine(cap); }]);
+    t += FLASH_MS;
+    steps.push([t, () => {
+      c.pits[cap.seat][cap.pit - 1] = 0; c.pits[cap.from[0]][cap.from[1] - 1] = 0; c.stores[cap.seat] += cap.stones;
+      spots.forEach(([x, y]) => mark("flash", x, y, false));
+      mark("captured", cap.seat, cap.pit, true); mark("captured", cap.from[0], cap.from[1], true); show(c);
+    }]);
+  }
+  if (rec.sweep || (rec.finished && rec.finished.length) || rec.over) {
+    t += ms;
+    steps.push([t, () => {
+      if (last) mark("hand", last[0], last[1], false);
+      c.pits.forEach((row, ss) => row.forEach((n, i) => { if (n) mark("flash", ss, i + 1, true); }));
+    }]);
+    t += FLASH_MS;
+  }
+  t += ms;
+  steps.push([t, () => {
+    clearMarks(["hand", "flash"]);
+    again = rec.extra && !rec.over ? s : null;
+    if (again !== null) mark("again", s, 0, true);
+    const now = snapNow;
+    show(now.state);
+    anim = null;
+    delete document.body.dataset.sowing;
+    showState(now.state, now.live);
+  }]);
+  anim = a;
+  document.body.dataset.sowing = "1";
+  const start = performance.now();
+  steps.forEach((step, i) => {
+    a.timers.push(setTimeout(() => {
+      if (anim !== a || a.next > i) return;
+      while (a.next <= i) { const f = steps[a.next]; a.next += 1; f[1](); }
+    }, Math.max(0, step[0] - (performance.now() - start))));
+  });
+}
+
+// ---------------------------------------------------------------- notes, press, the stream
+const SEAT_WORD = /\b([Ss]eat) (\d)\b/g;
+function notesHtml(list) {
+  const notes = document.getElementById("notes");
+  notes.innerHTML = "";
+  list.slice().reverse().forEach((text, i) => {
+    const p = document.createElement("p");
+    p.setAttribute("data-note", "");
+    if (i === 0) p.setAttribute("data-newest", "");
+    let at = 0, m;
+    SEAT_WORD.lastIndex = 0;
+    while ((m = SEAT_WORD.exec(text))) {
+      p.appendChild(document.createTextNode(text.slice(at, m.index)));
+      const b = document.createElement("b");
+      b.textContent = m[1] + "\u00a0" + m[2];
+      b.style.color = colours[Number(m[2]) % colours.length];
+      p.appendChild(b);
+      at = m.index + m[0].length;
+    }
+    p.appendChild(document.createTextNode(text.slice(at)));
+    notes.appendChild(p);
+  });
+  fitNewest();
 }
 function press(seat, pit) {
   fetch("/press", {method: "POST", headers: {"Content-Type": "application/json"},
                    body: JSON.stringify({seat: seat, pit: pit})})
-    .then(r => r.json()).then(a => { if (!a.ok) note(a.error.message, true); });
+    .then(r => r.json()).then(a => { if (!a.ok) document.getElementById("caption").textContent = a.error.message; });
 }
-function note(text) { const p = document.createElement("p"); p.textContent = text; document.getElementById("notes").appendChild(p); }
-function draw(snap) {
-  const st = snap.state; if (!st) return;
+function onSnapshot(snap) {
+  const st = snap.state;
+  if (!st || !snap.plan) return;
+  snapNow = snap;
+  colours = snap.colours;
   document.getElementById("title").textContent = snap.title || "Mancala board";
-  const turn = st.over ? "Game over" : "Seat " + st.turn + " to move";
-  document.getElementById("status").textContent = (snap.live === false ? "board disconnected - " : "") + turn;
-  const svg = document.getElementById("svg");
-  svg.innerHTML = "";
-  svg.setAttribute("class", CONTROL ? "control" : "");
-  const players = st.pits.length, pits = st.pits[0].length;
-  const spots = layout(players, pits);
-  svg.setAttribute("viewBox", players === 2 ? "0 0 1000 700" : "0 0 1000 1000");
-  const radius = players === 2 ? Math.min(48, 560 / (pits + 1) / 2 + 8) : Math.min(52, 0.6 * side_gap(pits));
-  let last = null;
-  if (snap.record && snap.record.sown && snap.record.sown.length) last = snap.record.sown[snap.record.sown.length - 1];
-  for (let s = 0; s < players; s++) {
-    const colour = snap.colours[s % snap.colours.length];
-    const dim = st.active.indexOf(s) < 0;
-    const turnSeat = st.turn === s;
-    for (let i = 0; i < pits; i++) {
-      const [x, y] = spots[s].pits[i];
-      ring(svg, x, y, radius, colour, st.pits[s][i], {seat: s, pit: i + 1, dim: dim, turn: turnSeat,
-           last: last && last[0] === s && last[1] === i + 1});
+  const k = JSON.stringify(snap.plan);
+  if (k !== planKey) { stopAnim(); planKey = k; build(snap.plan); shown = null; }
+  notesHtml(snap.notes || []);
+  if (snap.seq !== seq) {
+    const first = seq === null;
+    seq = snap.seq;
+    stopAnim();
+    const rec = snap.record;
+    if (!first && rec && rec.kind === "sow" && snap.before && shown) {
+      sow(snap.before, rec, snap.stone_ms);
+    } else {
+      clearMarks(["played", "captured", "again", "hand", "flash"]);
+      captureLine(null);
+      again = rec && rec.kind === "sow" && rec.extra && !rec.over ? rec.seat : null;
+      if (again !== null) mark("again", again, 0, true);
+      if (rec && rec.kind === "sow") {
+        mark("played", rec.seat, rec.pit, true);
+        if (rec.capture) { mark("captured", rec.capture.seat, rec.capture.pit, true); mark("captured", rec.capture.from[0], rec.capture.from[1], true); captureLine(rec.capture); }
+      }
+      show(st);
+      showState(st, snap.live);
     }
-    const [sx, sy] = spots[s].store;
-    ring(svg, sx, sy, radius * (players === 2 ? 1.45 : 1.25), colour, st.stores[s], {seat: s, pit: 0, store: true, dim: dim, turn: turnSeat,
-         last: last && last[0] === s && last[1] === 0});
-    const place = st.places[s] ? " - place " + st.places[s] : (turnSeat ? " - to move" : "");
-    const lab = el("text", {x: spots[s].label[0], y: spots[s].label[1], class: "label", fill: colour}, svg);
-    lab.textContent = "Seat " + s + place;
-    lab.style.fill = colour;
+  } else if (!anim) {
+    show(st);
+    showState(st, snap.live);
   }
-  const notes = document.getElementById("notes");
-  notes.innerHTML = "";
-  (snap.notes || []).forEach(t => note(t));
+  document.body.dataset.seq = String(snap.seq);
   document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
 }
 const source = new EventSource("/events");
-source.onmessage = e => draw(JSON.parse(e.data));
+source.onmessage = e => onSnapshot(JSON.parse(e.data));
 source.onerror = () => { document.getElementById("status").textContent = "reconnecting to the host tool..."; };
+fit();
 </script></body></html>
 """
