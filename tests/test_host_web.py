@@ -186,6 +186,7 @@ def test_the_page_fills_the_window_without_overlaps(tmp_path, browser, profile, 
         for width, height in sizes:
             resize(browser, width, height)
             check_layout(browser, players, pits, newest)
+        assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
     finally:
         stop_web(web)
         sim.stop()

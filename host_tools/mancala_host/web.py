@@ -149,6 +149,9 @@ def make_handler(hub, control):
                 self._send(200, "application/json", body)
             elif self.path == "/events":
                 self._stream()
+            elif self.path == "/favicon.ico":   # browsers ask; there is none
+                self.send_response(204)
+                self.end_headers()
             else:
                 self._send(404, "text/plain", b"not found")
 
