@@ -1,10 +1,18 @@
-# Entry points: make sim, make test, make bench, make deploy.  Each sets up .venv itself.
+# Entry points: make sim, make test, make bench, make deploy, make firmware.  Each sets up
+# .venv itself.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+JOBS   ?= 2
 
-.PHONY: sim test bench deploy venv clean browser rp2040
+# The MicroPython source the image is built from: an archive or a folder.  By default the
+# archive in the RP2 mirror (MANCALA_RP2_MIRROR, else build/rp2) when it is there; with none,
+# make firmware clones the upstream tag.
+RP2_MIRROR      := $(or $(MANCALA_RP2_MIRROR),build/rp2)
+MICROPYTHON_SRC ?= $(wildcard $(RP2_MIRROR)/micropython-1.28.0-rp2-src.tar.xz)
+
+.PHONY: sim test bench deploy venv clean browser rp2040 firmware toolchain
 
 # make venv: create or update .venv; quick when pyproject.toml has not changed.
 venv: $(STAMP)
@@ -18,7 +26,9 @@ $(STAMP): pyproject.toml
 sim: $(STAMP) rp2040
 	$(BIN)/mancala-board sim $(SIMFLAGS)
 
-test: $(STAMP) browser rp2040
+# The tests run on the firmware image too whenever its source is at hand (cached: seconds
+# when nothing changed).
+test: $(STAMP) browser rp2040 $(if $(MICROPYTHON_SRC),firmware)
 	$(BIN)/python -m pytest -q $(PYTEST_FLAGS)
 
 # The web view is tested in a real headless Chromium: Debian's package, not a test tool's
@@ -44,6 +54,20 @@ $(RP2040_STAMP): $(RP2040_JS)/package-lock.json
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs npm; }
 	cd $(RP2040_JS) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# build/firmware/mancala-board-<version>.uf2: MicroPython for the Pico with firmware/ frozen in.
+firmware: $(STAMP) toolchain
+	$(BIN)/python -m mancala_host.imagebuild --jobs $(JOBS) $(if $(MICROPYTHON_SRC),--source "$(MICROPYTHON_SRC)")
+
+# Debian's ARM toolchain for the image, installed once like the browser above.
+toolchain:
+	@command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 \
+	  && arm-none-eabi-gcc -print-file-name=libc.a | grep -q / \
+	  && arm-none-eabi-gcc -print-file-name=libstdc++.a | grep -q / || { \
+	  echo "Installing Debian's ARM toolchain (gcc-arm-none-eabi, newlib, cmake) for the image"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc-arm-none-eabi \
+	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++; }
 
 bench: $(STAMP)
 	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/drivers.py bench/heap32.py; do \

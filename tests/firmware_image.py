@@ -1,0 +1,36 @@
+"""The firmware image for tests: build/firmware/mancala-board-<version>.uf2, built (or found up to
+date, in well under a second) from the MicroPython source archive in the RP2 mirror.
+
+`make test` builds it before pytest; a plain pytest run builds it here when the firmware
+changed.  Tests that need it skip only when there is no source archive or no ARM toolchain:
+CI has both (.ci/run passes the archive and make installs the toolchain)."""
+import io
+import os
+import shutil
+
+import pytest
+
+from conftest import ROOT
+
+MIRROR = os.environ.get("MANCALA_RP2_MIRROR") or os.path.join(ROOT, "build", "rp2")
+ARCHIVE = os.path.join(MIRROR, "micropython-1.28.0-rp2-src.tar.xz")
+STOCK_IMAGE = os.path.join(MIRROR, "RPI_PICO-v1.28.0.uf2")
+CIRCUITPYTHON_IMAGE = os.path.join(MIRROR, "circuitpython-9.2.9-raspberry_pi_pico.uf2")
+
+
+def mirror_file(path):
+    if not os.path.exists(path):
+        pytest.skip("%s is not in the RP2 mirror (set MANCALA_RP2_MIRROR)" % os.path.basename(path))
+    return path
+
+
+def image():
+    """The path of the image built from the current firmware."""
+    from mancala_host import imagebuild
+
+    mirror_file(ARCHIVE)
+    if not imagebuild.up_to_date(ROOT, ARCHIVE):
+        if not shutil.which("arm-none-eabi-gcc"):
+            pytest.skip("the ARM toolchain is not installed ('make firmware' installs it)")
+        imagebuild.build(ROOT, ARCHIVE, out=io.StringIO())
+    return imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))

@@ -1,0 +1,156 @@
+"""`make firmware` (host_tools/mancala_host/imagebuild.py): the image it builds, its cache key, and
+one sentence for each source it cannot build from."""
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+
+import pytest
+
+import firmware_image
+from conftest import ROOT
+from mancala_host import imagebuild, uf2
+from mancala_host.errors import BoardError
+
+VERSION = imagebuild.project_version(ROOT)
+
+
+# --- the image itself -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def image():
+    return uf2.load(firmware_image.image(), version=VERSION)
+
+
+def test_the_image_is_named_by_the_project_version_and_says_it(image):
+    assert os.path.basename(image.name) == "mancala-board-%s.uf2" % VERSION
+    assert image.banner() == ("v1.28.0", "Mancala board %s (Raspberry Pi Pico) with RP2040" % VERSION)
+    assert image.start == uf2.FLASH_BASE and image.end <= uf2.FLASH_BASE + uf2.FILESYSTEM_OFFSET
+
+
+def test_the_image_freezes_every_firmware_module(image):
+    lib = os.path.join(ROOT, "firmware", "lib")
+    modules = [os.path.relpath(os.path.join(d, f), lib).replace(os.sep, "/")
+               for d, _, fs in os.walk(lib) for f in fs
+               if f.endswith(".py") and f != "manifest.py"]
+    assert len(modules) > 40
+    missing = [m for m in modules if (m + "\0").encode() not in image.payload]
+    assert missing == []
+    # and the stock board's frozen modules stay in
+    for stock in (b"asyncio/core.py\0", b"neopixel.py\0", b"rp2.py\0"):
+        assert stock in image.payload
+
+
+def test_a_second_build_with_nothing_changed_builds_nothing(image):
+    out = io.StringIO()
+    assert imagebuild.build(ROOT, firmware_image.ARCHIVE, out=out) == image.name
+    assert out.getvalue().startswith("Up to date: build/firmware/mancala-board-%s.uf2" % VERSION)
+
+
+# --- the cache key ----------------------------------------------------------------------
+
+@pytest.fixture
+def repo(tmp_path):
+    """A copy of what the image is built from: pyproject.toml and firmware/."""
+    shutil.copy(os.path.join(ROOT, "pyproject.toml"), tmp_path)
+    shutil.copytree(os.path.join(ROOT, "firmware"), str(tmp_path / "firmware"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.mpy"))
+    (tmp_path / "docs").mkdir()
+    return tmp_path
+
+
+def test_the_key_follows_the_firmware_the_board_and_the_source(repo):
+    key = imagebuild.inputs_key(str(repo), "archive:abc", VERSION)
+    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) == key
+    (repo / "docs" / "notes.md").write_text("not built in")
+    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) == key
+    assert imagebuild.inputs_key(str(repo), "archive:abd", VERSION) != key
+    assert imagebuild.inputs_key(str(repo), "archive:abc", "9.9.9") != key
+    main = repo / "firmware" / "main.py"
+    main.write_text(main.read_text() + "\n# changed\n")
+    changed = imagebuild.inputs_key(str(repo), "archive:abc", VERSION)
+    assert changed != key
+    header = repo / "firmware" / "board" / "mpconfigboard.h"
+    header.write_text(header.read_text() + "\n")
+    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) != changed
+    (repo / "firmware" / "lib" / "extra.py").write_text("X = 1\n")
+    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) not in (key, changed)
+
+
+def test_only_the_board_definition_and_the_source_make_a_new_build_folder(repo):
+    conf = imagebuild.configure_key(str(repo), "archive:abc", VERSION)
+    (repo / "firmware" / "main.py").write_text("import app\n")
+    assert imagebuild.configure_key(str(repo), "archive:abc", VERSION) == conf
+    cmake = repo / "firmware" / "board" / "mpconfigboard.cmake"
+    cmake.write_text(cmake.read_text() + "\n")
+    assert imagebuild.configure_key(str(repo), "archive:abc", VERSION) != conf
+
+
+def test_a_version_the_firmware_does_not_share_is_refused(repo):
+    text = (repo / "pyproject.toml").read_text().replace('version = "%s"' % VERSION, 'version = "9.9.9"')
+    (repo / "pyproject.toml").write_text(text)
+    with pytest.raises(BoardError, match=r"^pyproject.toml says version 9.9.9 but the firmware says "
+                                         r"%s: make them agree" % VERSION.replace(".", r"\.")):
+        imagebuild.build(str(repo), "unused.tar.xz", out=io.StringIO())
+
+
+# --- sources it cannot build from -------------------------------------------------------
+
+def _tar(path, members):
+    with tarfile.open(str(path), "w:gz") as tar:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return str(path)
+
+
+def test_an_archive_that_does_not_match_its_sums_is_refused(tmp_path):
+    archive = _tar(tmp_path / "mp.tar.gz", {"mp/README": "x"})
+    digest = hashlib.sha256(open(archive, "rb").read()).hexdigest()
+    assert imagebuild.check_archive(archive) == digest  # no SHA256SUMS beside it
+    (tmp_path / "SHA256SUMS").write_text("%s  mp.tar.gz\n" % digest)
+    assert imagebuild.check_archive(archive) == digest
+    (tmp_path / "SHA256SUMS").write_text("%s  mp.tar.gz\n" % ("0" * 64))
+    with pytest.raises(BoardError, match=r"mp.tar.gz does not match its SHA256SUMS \(sha256 %s, "
+                                         r"listed 0000000000000000\): the copy is damaged" % digest[:16]):
+        imagebuild.check_archive(archive)
+
+
+def test_archives_that_do_not_unpack_to_one_tree_are_refused(tmp_path):
+    work = tmp_path / "work"
+    two = _tar(tmp_path / "two.tar.gz", {"a/x": "1", "b/y": "2"})
+    with pytest.raises(BoardError, match="two.tar.gz does not hold one MicroPython folder"):
+        imagebuild.unpack(two, "1" * 64, str(work))
+    escape = _tar(tmp_path / "escape.tar.gz", {"../outside": "1"})
+    with pytest.raises(BoardError, match="^Cannot unpack the MicroPython source .*escape.tar.gz"):
+        imagebuild.unpack(escape, "2" * 64, str(work))
+    assert not (tmp_path / "outside").exists()
+    broken = tmp_path / "broken.tar.xz"
+    broken.write_bytes(b"\xfd7zXZ\0 cut short")
+    with pytest.raises(BoardError, match="^Cannot unpack the MicroPython source .*broken.tar.xz"):
+        imagebuild.unpack(str(broken), "3" * 64, str(work))
+    assert [p for p in os.listdir(str(work)) if p.endswith(".partial")] == []
+
+
+def test_a_folder_that_is_not_micropython_128_is_refused(tmp_path):
+    with pytest.raises(BoardError, match="is not a MicroPython source tree with the rp2 port"):
+        imagebuild.check_tree(str(tmp_path), "here")
+    (tmp_path / "py").mkdir()
+    (tmp_path / "ports" / "rp2").mkdir(parents=True)
+    (tmp_path / "py" / "mpconfig.h").write_text(
+        "#define MICROPY_VERSION_MAJOR 1\n#define MICROPY_VERSION_MINOR 27\n#define MICROPY_VERSION_MICRO 0\n")
+    with pytest.raises(BoardError, match="^here is MicroPython 1.27.0; the image is built on v1.28.0"):
+        imagebuild.check_tree(str(tmp_path), "here")
+    (tmp_path / "py" / "mpconfig.h").write_text(
+        "#define MICROPY_VERSION_MAJOR 1\n#define MICROPY_VERSION_MINOR 28\n#define MICROPY_VERSION_MICRO 0\n")
+    with pytest.raises(BoardError, match="^here has no lib/pico-sdk: its submodules are missing"):
+        imagebuild.check_tree(str(tmp_path), "here")
+
+
+def test_make_firmware_with_a_missing_source_says_so(tmp_path, capsys):
+    assert imagebuild.main(["--source", str(tmp_path / "nowhere.tar.xz")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("There is no MicroPython source at ") and err.count("\n") == 1
