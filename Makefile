@@ -5,6 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
+STUBS  := $(VENV)/micropython-stubs
+STUBS_PACKAGE := micropython-rp2-rpi-pico-stubs==1.28.*
 
 # The MicroPython source the image is built from: an archive or a folder.  By default the
 # archive in the RP2 mirror (MANCALA_RP2_MIRROR, else build/rp2) when it is there; with none,
@@ -17,10 +19,13 @@ MICROPYTHON_SRC ?= $(wildcard $(RP2_MIRROR)/micropython-1.28.0-rp2-src.tar.xz)
 # make venv: create or update .venv; quick when pyproject.toml has not changed.
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# The MicroPython stubs the type check reads (tests/test_typecheck.py), for the board's
+	@# v1.28. Kept out of site-packages: they ship an rp2/ folder CPython would import.
+	$(BIN)/python -m pip install --quiet --upgrade --target $(STUBS) '$(STUBS_PACKAGE)'
 	@touch $(STAMP)
 
 sim: $(STAMP) rp2040

@@ -6,7 +6,8 @@ except the engine `mancala`, which depends on nothing else on the board."""
 try:
     from micropython import const
 except ImportError:  # CPython: const is just the value
-    def const(x):
+    # The stubs give MicroPython's signatures; these stand-ins differ only in being untyped.
+    def const(x):  # type: ignore[misc]
         return x
 
 try:
@@ -18,10 +19,10 @@ except ImportError:  # CPython: the same 30-bit wrapping arithmetic as MicroPyth
     _HALF = _PERIOD >> 1
 
     def ticks_ms():
-        return int(_time.monotonic() * 1000) & (_PERIOD - 1)
+        return int(_time.monotonic() * 1000) & (_PERIOD - 1)  # type: ignore[attr-defined]
 
-    def ticks_add(t, delta):
+    def ticks_add(t, delta):  # type: ignore[misc]
         return (t + delta) & (_PERIOD - 1)
 
-    def ticks_diff(a, b):
+    def ticks_diff(a, b):  # type: ignore[no-redef]
         return ((a - b + _HALF) & (_PERIOD - 1)) - _HALF

@@ -174,7 +174,7 @@ class MPR121Group:
         self.check_ms = check_ms
         self.options = options
         n = len(self.addresses)
-        self.chips = [None] * n  # MPR121 objects, kept across failures (buffers stay)
+        self.chips = [None] * n  # type: list  # MPR121 objects, kept across failures (buffers stay)
         self.masks = [None] * n
         self.up = [False] * n
         self.failures = [0] * n  # bus errors seen per chip, for diagnostics

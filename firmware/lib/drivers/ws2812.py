@@ -26,14 +26,16 @@ if rp2 is not None:
     @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT,
                  autopull=True, pull_thresh=8, fifo_join=rp2.PIO.JOIN_TX)
     def _ws2812():
-        wrap_target()
-        label("bit")
-        out(x, 1).side(0)[2]
-        jmp(not_x, "zero").side(1)[1]
-        jmp("bit").side(1)[4]
-        label("zero")
-        nop().side(0)[4]
-        wrap()
+        # asm_pio runs this body with the PIO instructions (wrap_target, label, out, x, jmp,
+        # not_x, nop, wrap) as its globals: no stub can declare them, hence the ignores.
+        wrap_target()  # type: ignore[name-defined]
+        label("bit")  # type: ignore[name-defined]
+        out(x, 1).side(0)[2]  # type: ignore[name-defined]
+        jmp(not_x, "zero").side(1)[1]  # type: ignore[name-defined]
+        jmp("bit").side(1)[4]  # type: ignore[name-defined]
+        label("zero")  # type: ignore[name-defined]
+        nop().side(0)[4]  # type: ignore[name-defined]
+        wrap()  # type: ignore[name-defined]
 
 
 class WS2812:

@@ -28,13 +28,14 @@ try:
 except ImportError:  # CPython
     import time
 
+    # The stubs type these as MicroPython's (time.monotonic is CPython's).
     def ticks_ms():
-        return int(time.monotonic() * 1000) & 0x3FFFFFFF
+        return int(time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
-    def ticks_diff(a, b):
+    def ticks_diff(a, b):  # type: ignore[no-redef]
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
-    def ticks_add(a, d):
+    def ticks_add(a, d):  # type: ignore[misc]
         return (a + d) & 0x3FFFFFFF
 
 MAX_PLY = 32

@@ -31,7 +31,7 @@ class Game:
         self.board = ([rules.seeds] * n + [0]) * p
         self.turn = first
         self.active = list(range(p))
-        self.places = [None] * p
+        self.places = [None] * p  # type: list
         self.over = False
         self._history = []
         self._captured = 0
@@ -265,7 +265,7 @@ class Game:
         stones = self.board[start]
         if not stones:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
-        sown = []
+        sown = []  # type: list
         self.push(pit, sown)
         capture = None
         if self._captured:

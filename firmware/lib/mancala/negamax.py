@@ -17,7 +17,7 @@ from mancala.evaluate import WIN, INF, KALAH_STORE, terminal, static, _KALAH_VAL
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]  # untyped, where the stubs' is generic
         return x
 
 try:
@@ -26,9 +26,9 @@ except ImportError:  # CPython
     import time
 
     def ticks_ms():
-        return int(time.monotonic() * 1000) & 0x3FFFFFFF
+        return int(time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
-    def ticks_diff(a, b):
+    def ticks_diff(a, b):  # type: ignore[no-redef]
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 _EXACT = const(0)

@@ -10,7 +10,7 @@ BASIC = "basic"
 VARIANTS = (KALAH, BASIC)
 
 # Named presets for the rule texts, so a person does not have to know the flags.
-PRESETS = {
+PRESETS = {  # type: dict
     # kalah-de.txt: capture only when the opposite pit holds stones; wipe-outs allowed.
     "kalah": {"variant": KALAH, "capture": "nonempty", "wipeout_capture": True},
     # kalah-empty-capture-de.txt: capture also from an empty opposite pit, but never a capture

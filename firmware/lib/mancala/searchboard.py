@@ -28,7 +28,7 @@ RF = tuple(_R[32:36])  # seat finished (Basic), times its place
 
 # Basic sowing and next-seat tables by (players, pits): a list indexed by the seats mask,
 # each entry built once and kept.
-_LOOPS = {}
+_LOOPS = {}  # type: dict
 
 
 class SearchBoard:
@@ -87,8 +87,9 @@ class SearchBoard:
                 reuse.players == p:
             for name in ("sb", "sh", "sturn", "srare", "splaces", "smask", "tmp"):
                 setattr(self, name, getattr(reuse, name))
-            for i in range(len(self.srare)):
-                self.srare[i] = 0
+            srare = reuse.srare
+            for i in range(len(srare)):
+                srare[i] = 0
             return
         self.sb = [bytearray(size + p + 1) for _ in range(max_ply)]
         self.sh = [0] * max_ply

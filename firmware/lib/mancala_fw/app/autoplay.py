@@ -51,7 +51,7 @@ class Autoplay:
         self.search = None
         self.memory = None  # the CPU's mancala.cpu.Memory, made at its first search
         self.by = None
-        self.since = 0  # ticks_ms() when the search for the CPU's move started
+        self.since = ticks_ms()  # ticks_ms() when the search for the CPU's move started
         self.turn_started = None
         self.demo = False
         self.demo_seed = 0

@@ -28,7 +28,7 @@ def table(app):
         return {"config": config, "warnings": warnings}
 
     def new_game(req):
-        answer = {}
+        answer = {}  # type: dict
         answer["first"], answer["warnings"] = app.new_game("serial", req.get("rules"),
                                                            req.get("first"), answer)
         return answer
@@ -46,13 +46,13 @@ def table(app):
     def press(req):
         seat = _seat(req)
         pit = need_int(req, "pit", 1, app.session.game.pits)
-        answer = {}
+        answer = {}  # type: dict
         answer["record"] = app.press(seat, pit, "serial", answer=answer)
         return answer
 
     def resign(req):
         seat = _seat(req)
-        answer = {}
+        answer = {}  # type: dict
         answer["record"] = app.resign(seat, "serial", answer)
         return answer
 

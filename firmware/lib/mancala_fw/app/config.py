@@ -145,7 +145,7 @@ def restore(saved, board):
     """The config from a saved dict, key by key: a bad or missing key falls back to its
     default (and is named in the returned problems), so one bad value costs only itself."""
     config = defaults(board)
-    problems = []
+    problems = []  # type: list
     if not isinstance(saved, dict):
         return config, problems
     for k in KEYS:

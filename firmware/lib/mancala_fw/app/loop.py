@@ -118,7 +118,8 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                 ready = poller.poll(0)
                 if not ready:
                     break
-                if ready[0][1] & select.POLLIN and stdin.readinto(byte) == 1:
+                # MicroPython's sys.stdin has readinto(); the stubs give it to neither stream.
+                if ready[0][1] & select.POLLIN and stdin.readinto(byte) == 1:  # type: ignore[union-attr]
                     feed(byte[0])
                     n += 1
                 else:

@@ -60,6 +60,7 @@ class Display(Board):
                        leds.show, limiter)
         for i in range(len(profile.positions)):
             self.ring_of[profile.positions[i]] = i
+        self.leds = leds  # the self-test draws its LED walk straight into the output
 
     def set_game(self, seating, state):
         self.seat_from(seating)

@@ -32,10 +32,10 @@ class Board(Seats):
         self.origin = -1              # ring of the last move's pit
         self.ms_per_stone = MS_PER_STONE
         self.anim = Sowing()
-        self._breath_start = 0
+        self._breath_start = ticks_ms()
         self._pending_active = None
         self._record = None
-        self._now = 0
+        self._now = ticks_ms()
         self._apply = self._apply_step  # bound once, not on every tick
         # The first LED change after a touch is one ring: play() and refuse_ring() name it
         # here and the next tick paints and shows only it; the rest follows a tick later.
@@ -44,7 +44,7 @@ class Board(Seats):
         self._p_state = None          # play()'s state and legal, taken on the next full tick
         self._p_legal = None
         self.hint_ring = -1           # the suggested pit, pulsing; -1 = none
-        self._hint_start = 0
+        self._hint_start = ticks_ms()
         self.warn_ring = -1           # the store showing the move timer's countdown
         self.warn_n = 0               # its WARN lights (seconds left, at most COUNTDOWN_MAX)
 

@@ -35,7 +35,7 @@ try:
 
     @micropython.viper
     def _fill(out, start: int, n: int, kind: int):
-        p = ptr8(out)  # noqa: F821 (viper built-in)
+        p = ptr8(out)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
         i = start
         end = start + n
         while i < end:

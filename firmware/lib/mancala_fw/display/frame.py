@@ -19,9 +19,9 @@ try:
 
     @micropython.viper
     def _paint(buf, kinds, cols, n: int) -> int:
-        b = ptr8(buf)  # noqa: F821 (viper built-in)
-        k = ptr8(kinds)  # noqa: F821
-        c = ptr8(cols)  # noqa: F821
+        b = ptr8(buf)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
+        k = ptr8(kinds)  # type: ignore[name-defined]  # noqa: F821
+        c = ptr8(cols)  # type: ignore[name-defined]  # noqa: F821
         total = 0
         i = 0
         o = 0

@@ -15,7 +15,7 @@ try:
 
     @micropython.viper
     def _scale(buf, n: int, s: int) -> int:
-        p = ptr8(buf)  # noqa: F821 (viper built-in)
+        p = ptr8(buf)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
         total = 0
         i = 0
         while i < n:

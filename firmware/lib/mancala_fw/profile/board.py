@@ -48,8 +48,26 @@ class Profile:
 
     def __init__(self, fields):
         # fields is the checker's plain dict of already-converted values.
-        for key in fields:
-            setattr(self, key, fields[key])
+        self.name = fields["name"]
+        self.title = fields["title"]
+        self.sides = fields["sides"]
+        self.pits_per_side = fields["pits_per_side"]
+        self.i2c_id = fields["i2c_id"]
+        self.sda = fields["sda"]
+        self.scl = fields["scl"]
+        self.i2c_freq = fields["i2c_freq"]
+        self.pad_chips = fields["pad_chips"]
+        self.chains = fields["chains"]
+        self.chain_feed_ma = fields["chain_feed_ma"]
+        self.ring = fields["ring"]
+        self.pad = fields["pad"]
+        self.xy_mm = fields["xy_mm"]
+        self.geometry = fields["geometry"]
+        self.budget_ma = fields["budget_ma"]
+        self.supply_ma = fields["supply_ma"]
+        self.base_ma = fields["base_ma"]
+        self.idle_ma_per_led = fields["idle_ma_per_led"]
+        self.ma_per_channel = fields["ma_per_channel"]
         self.positions = tuple(position_ids(self.sides, self.pits_per_side))
         place = {}
         for side in range(self.sides):

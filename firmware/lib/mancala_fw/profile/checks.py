@@ -117,7 +117,7 @@ def check(d):
     f = {"name": name, "title": d["title"]}
     f["sides"] = c.number(d, "", "sides", 2, 4)
     f["pits_per_side"] = c.number(d, "", "pits_per_side", 1, 12)
-    pins = {}  # GP number -> what uses it, to catch a pin doing two things
+    pins = {}  # type: dict  # GP number -> what uses it, to catch a pin doing two things
     _check_i2c(c, d["i2c"], f, pins)
     _check_chips(c, d["pad_chips"], f)
     _check_chains(c, d["led_chains"], f, pins)
@@ -229,7 +229,7 @@ def _check_leds(c, f):
         if not rings:
             c.fail("led_chains.%d drives no ring" % n)
         end = 0
-        prev = None
+        prev = None  # type: tuple
         for start, leds, pid in rings:
             if start < end:
                 c.fail("positions.%s.ring.start %d overlaps ring %s on chain %d (LEDs %d-%d)" % (
@@ -247,7 +247,7 @@ def _check_leds(c, f):
 
 
 def _check_pads(c, f):
-    used = {}
+    used = {}  # type: dict
     for pid in position_ids(f["sides"], f["pits_per_side"]):
         key = f["pad"][pid]
         if key in used:

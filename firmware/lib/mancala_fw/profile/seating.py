@@ -105,7 +105,7 @@ class Seating:
 
     @property
     def used(self):
-        out = []
+        out = []  # type: list
         for ids in self._ids:
             out.extend(ids[1:])
             out.append(ids[0])
