@@ -252,10 +252,12 @@ function stopAnim() {
   anim = null;
   delete document.body.dataset.sowing;
 }
-function sow(before, rec, ms) {
+// Replays one move from `before`; ends on the state of a.snap (the move's snapshot, or a later
+// one of the same move, such as the game over that follows the last move).
+function sow(before, rec, ms, snap) {
   const c = {pits: before.pits.map(r => r.slice()), stores: before.stores.slice()};
   const steps = [], s = rec.seat;
-  const a = {steps: steps, next: 0, timers: []};
+  const a = {steps: steps, next: 0, timers: [], snap: snap};
   clearMarks(["played", "captured", "again", "hand", "flash"]);
   captureLine(null);
   steps.push([0, () => { c.pits[s][rec.pit - 1] = 0; mark("played", s, rec.pit, true); show(c); }]);
@@ -293,7 +295,7 @@ function sow(before, rec, ms) {
     clearMarks(["hand", "flash"]);
     again = rec.extra && !rec.over ? s : null;
     if (again !== null) mark("again", s, 0, true);
-    const now = snapNow;
+    const now = a.snap;
     show(now.state);
     anim = null;
     delete document.body.dataset.sowing;
@@ -354,7 +356,7 @@ function onSnapshot(snap) {
     stopAnim();
     const rec = snap.record;
     if (!first && rec && rec.kind === "sow" && snap.before && shown) {
-      sow(snap.before, rec, snap.stone_ms);
+      sow(snap.before, rec, snap.stone_ms, snap);
     } else {
       clearMarks(["played", "captured", "again", "hand", "flash"]);
       captureLine(null);
@@ -367,7 +369,9 @@ function onSnapshot(snap) {
       show(st);
       showState(st, snap.live);
     }
-  } else if (!anim) {
+  } else if (anim) {
+    anim.snap = snap;
+  } else {
     show(st);
     showState(st, snap.live);
   }
