@@ -40,7 +40,7 @@ _ref_cache = {}
 
 
 def _ref_move(game):
-    key = (tuple(game.board), game.turn)
+    key = repr(game.to_dict())
     pit = _ref_cache.get(key)
     if pit is None:
         pit = reference_player.reference_move(game)
@@ -237,9 +237,8 @@ def selfplay_positions(args):
     rows = []
     while not game.over:
         t = game.turn
-        b = game.board
-        rows.append((t, list(b[t * 7:t * 7 + 6]) + list(b[(1 - t) * 7:(1 - t) * 7 + 6]) +
-                     [b[t * 7 + 6] - b[(1 - t) * 7 + 6]]))
+        d = game.to_dict()
+        rows.append((t, d["pits"][t] + d["pits"][1 - t] + [d["stores"][t] - d["stores"][1 - t]]))
         game.play(choose_move(game, 5, 10 ** 6, seed=rng.below(1 << 20),
                               max_nodes=_budget(500, rng), memory=memory))
     return [row + [_points(game, t)] for t, row in rows]

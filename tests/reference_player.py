@@ -12,14 +12,11 @@ WIN = 1000
 
 
 def _score(game, seat):
-    n = game.pits
-    w = n + 1
-    b = game.board
-    other = 1 - seat
+    other = (1 - seat) % game.players  # with 3-4 players: the seat before 1 - seat wraps
     if game.kalah:
-        diff = b[seat * w + n] - b[other * w + n]
+        diff = game.stones(seat, 0) - game.stones(other, 0)
     else:
-        diff = sum(b[other * w:other * w + n]) - sum(b[seat * w:seat * w + n])
+        diff = game.stones(other) - game.stones(seat)
     if game.over:
         mine, theirs = game.places[seat], game.places[other]
         if mine < theirs:

@@ -21,9 +21,8 @@ def _minimax(game, root, depth, ply):
     if game.over or (not game.kalah and game.places[root] is not None):
         return ev.terminal(bd, root, ply)
     if game.kalah:
-        n = game.pits
-        a = game.board[root * (n + 1) + n]
-        c = game.board[(1 - root) * (n + 1) + n]
+        a = game.stones(root, 0)
+        c = game.stones(1 - root, 0)
         if ply and (a > bd.total // 2 or c > bd.total // 2):
             return (ev.WIN if a > c else -ev.WIN) + a - c
     if depth == 0:

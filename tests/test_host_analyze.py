@@ -277,9 +277,10 @@ def test_values_of_the_other_seat_are_the_complement():
 
 
 def test_basic_values_see_a_finish():
-    g = Game(Rules.from_dict({"variant": "basic"}), first=0)
-    g.board[:] = [0, 0, 0, 0, 0, 1, 0] + [3, 3, 3, 3, 3, 3, 0]  # seat 0: one stone left
-    g.board[6], g.board[13] = 24, 8
+    g = Game.from_dict({"rules": Rules.from_dict({"variant": "basic"}).to_dict(),
+                        "pits": [[0, 0, 0, 0, 0, 1], [3, 3, 3, 3, 3, 3]],  # seat 0: one stone
+                        "stores": [21, 8], "turn": 0, "active": [0, 1],
+                        "places": [None, None], "over": False})
     analyst = analyze.Analyst(nodes=500)
     pit, value = analyst.position(g)
     assert pit == 6 and value == analyze.WINS  # its last stone goes: seat 0 is out first

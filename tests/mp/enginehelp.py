@@ -36,3 +36,18 @@ def basic(pits, stores, turn=0, active=None, places=None, **rules):
 
 def seeds_for(total, players, pits):
     return total // (players * pits)
+
+
+class Picker:
+    """Seeded choices, the same sequence on both runtimes (MicroPython's random has no
+    Random class)."""
+
+    def __init__(self, seed):
+        self.x = (seed * 7919 + 1) & 0x7FFFFFFF
+
+    def below(self, n):
+        self.x = (self.x * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.x >> 8) % n
+
+    def choice(self, items):
+        return items[self.below(len(items))]

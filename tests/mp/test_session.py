@@ -11,17 +11,16 @@ def _play(session, n):
     states = [session.game.to_dict()]
     for _ in range(n):
         session.play(None, session.game.legal_moves()[0])
-        session.compact()
         states.append(session.game.to_dict())
     return states
 
 
-def test_forget_keeps_only_the_last_snapshots():
+def test_undo_limit_keeps_only_the_last_snapshots():
     g = Game({"variant": "kalah"})
     for _ in range(5):
         g.play(g.legal_moves()[0])
     before = g.to_dict()
-    g.forget(2)
+    g.undo_limit = 2
     assert g.history_length == 2 and g.to_dict() == before
     g.undo()
     g.undo()
@@ -31,8 +30,15 @@ def test_forget_keeps_only_the_last_snapshots():
         pass
     else:
         raise AssertionError("a forgotten move was taken back")
-    g.forget(10)  # fewer than keep: nothing happens
+    g.undo_limit = 10  # more than there are: nothing happens
     assert g.history_length == 0
+    g = Game({"variant": "basic", "players": 4}, 0, 10)
+    for _ in range(12):
+        g.play(g.legal_moves()[0])
+    assert g.history_length == 10  # plays keep to the limit
+    g.undo_limit = None
+    g.play(g.legal_moves()[0])
+    assert g.history_length == 11
 
 
 def test_undo_beyond_the_kept_snapshots_replays_from_the_start():
@@ -99,7 +105,7 @@ def test_take_backs_after_a_recovery_replay_from_the_recovered_position():
 def test_a_take_back_that_fails_loses_nothing():
     s = Session(BASIC3, 0)
     states = _play(s, KEEP + 2)
-    s.game.forget(0)
+    s.game.undo_limit = 0
     moves = bytearray(s.moves)
     s.moves[1:2] = b"9"  # a replay that cannot go through, as if the heap ran out
     try:
@@ -117,7 +123,7 @@ def test_snapshots_keep_the_board_as_bytes_and_undo_gives_back_a_list():
     g.play(g.legal_moves()[0])
     assert isinstance(g._history[-1][0], bytes)  # a quarter of a list's heap on 64-bit words
     g.undo()
-    assert isinstance(g.board, list) and g.to_dict() == before
+    assert isinstance(g._board, list) and g.to_dict() == before
     g.play(g.legal_moves()[0])  # the board given back takes moves again
     assert g.to_dict() != before
 

@@ -1,15 +1,31 @@
 """The game: a board of pits and stores, the seat to move, sowing, capture, finishing, places.
 
-The board is one flat list in sowing-loop order: seat 0 pits 1..N, seat 0 store, seat 1 pits
-1..N, seat 1 store, and so on. Seat s's pit i lives at s*(N+1) + i-1, its store at
-s*(N+1) + N. Sowing follows a precomputed "next position" table, rebuilt only when a seat
-leaves the loop, so a move is a short loop over plain ints.
+play()/resign()/undo() are the checked path, with move records (Record); push()/pop()
+are the lean path for searches and counts: no checks, no record. docs/engine.md is the
+manual.
 
-push()/pop() are the lean path for search: no checks, no record, an O(1)-ish snapshot.
-play()/resign()/undo() are the checked path with move records (docs/architecture.md).
+Inside, the board is one flat list in sowing-loop order: seat 0 pits 1..N, seat 0 store,
+seat 1 pits 1..N, seat 1 store, and so on, so seat s's pit i is at s*(N+1) + i-1 and its
+store at s*(N+1) + N. Sowing follows a precomputed "next position" table, rebuilt only when
+a seat leaves the loop, so a move is a short loop over plain ints. Callers read the board
+through stones() and to_dict(), never the list.
 """
 
 from mancala.rules import Rules, KALAH
+
+
+class Record(dict):
+    """A move record (docs/architecture.md section 2): a dict, so it goes into JSON as it is,
+    whose keys also read as attributes: record.sown, record.capture.stones, and
+    capture.opposite for the key "from" (a keyword in Python)."""
+
+    # One __getattr__ for every field rather than a property each: it is on the board's heap
+    # for the whole game.
+    def __getattr__(self, name):
+        try:
+            return self["from" if name == "opposite" else name]
+        except KeyError:
+            raise AttributeError(name)
 
 
 class IllegalMove(ValueError):
@@ -17,7 +33,11 @@ class IllegalMove(ValueError):
 
 
 class Game:
-    def __init__(self, rules, first=0):
+    """A game from its start: Game(rules, first=0), rules a Rules or a rules dict.
+    undo_limit: how many plays and resigns undo() can take back (None: all of them); a
+    long game's snapshots cost memory, so the board keeps only the last few."""
+
+    def __init__(self, rules, first=0, undo_limit=None):
         if not isinstance(rules, Rules):
             rules = Rules.from_dict(rules)
         self.rules = rules
@@ -28,18 +48,17 @@ class Game:
         self.players = p
         self.pits = n
         self.kalah = rules.variant == KALAH
-        self.board = ([rules.seeds] * n + [0]) * p
+        self._board = ([rules.seeds] * n + [0]) * p
         self.turn = first
         self.active = list(range(p))
         self.places = [None] * p  # type: list
         self.over = False
         self._history = []
+        self._undo_limit = None
+        self.undo_limit = undo_limit
         self._captured = 0
         self._capture_opp = 0
         self._swept = None
-        # [seat, pit] of every board index (pit 0 = store), shared by all records: read-only.
-        w = n + 1
-        self._names = [[i // w, (i + 1) % w] for i in range(p * w)]
         self._tables()
 
     # ----------------------------------------------------------------- sowing tables
@@ -59,7 +78,7 @@ class Game:
                     if j == skip:
                         j = (j + 1) % size
                     nxt[i] = j
-                self._next.append(nxt)
+                self._next.append(bytes(nxt))  # a quarter of a list's heap
         else:
             # Basic: every active seat's pits and store are in the loop, nobody else's.
             inloop = [False] * size
@@ -74,18 +93,50 @@ class Game:
                     j = (j + 1) % size
                     steps += 1
                 nxt[i] = j
-            self._next = [nxt] * p
+            self._next = [bytes(nxt)] * p
 
     # ----------------------------------------------------------------- queries
     def legal_moves(self):
+        """The pits (1..N) the seat to move may play, ascending; [] when the game is over."""
         if self.over:
             return []
-        board = self.board
+        board = self._board
         base = self.turn * (self.pits + 1)
         return [i + 1 for i in range(self.pits) if board[base + i]]
 
-    def side_empty(self, seat):
-        board = self.board
+    def is_legal(self, pit):
+        """Whether play(pit) would be accepted now."""
+        return not self.over and not isinstance(pit, bool) and isinstance(pit, int) and \
+            1 <= pit <= self.pits and self._board[self.turn * (self.pits + 1) + pit - 1] > 0
+
+    def stones(self, seat, pit=None):
+        """The stones in seat's pit (1..N), in its store when pit is 0, and in all its pits
+        together when pit is None."""
+        n = self.pits
+        if not (0 <= seat < self.players and (pit is None or 0 <= pit <= n)):
+            raise ValueError("this game has no seat %r pit %r" % (seat, pit))
+        base = seat * (n + 1)
+        if pit is None:
+            return sum(self._board[base:base + n])
+        return self._board[base + (pit - 1 if pit else n)]
+
+    def outcome(self):
+        """None while the game runs; then an Outcome (outcome.py): the places and how the
+        game ended."""
+        from mancala.outcome import outcome
+        return outcome(self)
+
+    def copy(self, stack=True):
+        """An independent game in the same position; with stack, undo() works on it as on
+        this one."""
+        g = Game.from_dict(self.to_dict())
+        g._undo_limit = self._undo_limit
+        if stack:
+            g._history = list(self._history)  # snapshots are immutable: shared
+        return g
+
+    def _side_empty(self, seat):
+        board = self._board
         base = seat * (self.pits + 1)
         for i in range(base, base + self.pits):
             if board[i]:
@@ -105,9 +156,8 @@ class Game:
     # ----------------------------------------------------------------- lean path
     def push(self, pit, sown=None):
         """Play pit for the seat to move without checks; pop() takes it back. When sown is a
-        list, the [seat, pit] names of the positions sown are appended to it.
-        Returns the board index of the last stone sown."""
-        board = self.board
+        list, the [seat, pit] names of the positions sown are appended to it."""
+        board = self._board
         self._history.append((bytes(board), self.turn, self.active, self.places, self.over,
                               self._next))
         mover = self.turn
@@ -125,12 +175,12 @@ class Game:
                 board[i] += 1
                 stones -= 1
         else:
-            names = self._names
+            w = n + 1
             while stones:
                 i = nxt[i]
                 board[i] += 1
                 stones -= 1
-                sown.append(names[i])
+                sown.append([i // w, (i + 1) % w])  # [seat, pit]; pit 0 is the store
         # Only the mover's side can have run empty, unless a capture emptied the other side.
         mover_empty = True
         for j in range(base, store):
@@ -142,7 +192,7 @@ class Game:
             if i == store:
                 if mover_empty:
                     self._kalah_end()
-                return i
+                return
             if base <= i < store and board[i] == 1:
                 opp = other * (n + 1) + (n - 1) - (i - base)
                 if self._may_capture(other, opp):
@@ -152,23 +202,22 @@ class Game:
                     board[store] += got
                     board[opp] = 0
                     board[i] = 0
-                    mover_empty = mover_empty or self.side_empty(mover)
-                    if self.side_empty(other):
+                    mover_empty = mover_empty or self._side_empty(mover)
+                    if self._side_empty(other):
                         mover_empty = True
             if mover_empty:
                 self._kalah_end()
             else:
                 self.turn = other
-            return i
+            return
         # Basic
         if mover_empty:
             self._finish(mover)
         elif i % (n + 1) != n:  # not a store: no extra move
             self.turn = self._next_active(mover)
-        return i
 
     def _may_capture(self, other, opp):
-        board = self.board
+        board = self._board
         if not board[opp] and self.rules.capture == "nonempty":
             return False
         if not self.rules.wipeout_capture:
@@ -180,15 +229,16 @@ class Game:
         return True
 
     def pop(self):
+        """Takes back the last push(), play() or resign()."""
         # Snapshots keep the board as bytes (every count fits: a game has at most 96 stones), a
         # quarter of a list's heap on 64-bit words, half on the RP2040.
         (board, self.turn, self.active, self.places, self.over,
          self._next) = self._history.pop()
-        self.board = list(board)
+        self._board = list(board)
 
     # ----------------------------------------------------------------- endings
     def _kalah_end(self):
-        board = self.board
+        board = self._board
         n = self.pits
         w = n + 1
         self._swept = [0, 0]
@@ -236,7 +286,7 @@ class Game:
         pits, fewer is better; equal counts share the better place (1, 2, 2, 4)."""
         n = self.pits
         w = n + 1
-        board = self.board
+        board = self._board
         open_places = self._open_places()
         left = []
         for s in self.active:
@@ -262,24 +312,25 @@ class Game:
         n = self.pits
         w = n + 1
         start = mover * w + pit - 1
-        stones = self.board[start]
+        stones = self._board[start]
         if not stones:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
         sown = []  # type: list
         self.push(pit, sown)
+        self._trim()
         capture = None
         if self._captured:
             opp = self._capture_opp
-            capture = {"seat": mover, "pit": sown[-1][1], "from": [opp // w, opp % w + 1],
-                       "stones": self._captured}
+            capture = Record({"seat": mover, "pit": sown[-1][1],
+                               "from": [opp // w, opp % w + 1], "stones": self._captured})
         sweep = None
         if self.kalah and self.over:
             sweep = self._swept
         finished = [mover] if not self.kalah and self.places[mover] is not None else []
-        return {"kind": "sow", "seat": mover, "pit": pit, "stones": stones, "sown": sown,
-                "capture": capture, "extra": self.turn == mover,
-                "finished": finished, "sweep": sweep, "over": self.over,
-                "places": list(self.places), "turn": self.turn}
+        return Record({"kind": "sow", "seat": mover, "pit": pit, "stones": stones,
+                          "sown": sown, "capture": capture, "extra": self.turn == mover,
+                          "finished": finished, "sweep": sweep, "over": self.over,
+                          "places": list(self.places), "turn": self.turn})
 
     def resign(self, seat):
         """seat gives up: it takes the worst open place and leaves the loop."""
@@ -287,7 +338,7 @@ class Game:
             raise IllegalMove("the game is over")
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.active:
             raise IllegalMove("seat %r is not playing" % (seat,))
-        board = self.board
+        board = self._board
         self._history.append((bytes(board), self.turn, self.active, self.places, self.over,
                               self._next))
         places = list(self.places)
@@ -304,8 +355,9 @@ class Game:
                 self.turn = self._next_active(seat)
             if not self.kalah:
                 self._tables()
-        return {"kind": "resign", "seat": seat, "finished": [], "over": self.over,
-                "places": list(self.places), "turn": self.turn}
+        self._trim()
+        return Record({"kind": "resign", "seat": seat, "finished": [], "over": self.over,
+                             "places": list(self.places), "turn": self.turn})
 
     def undo(self):
         """Take back the last play or resign."""
@@ -315,20 +367,31 @@ class Game:
 
     @property
     def history_length(self):
+        """How many plays and resigns undo() can take back now."""
         return len(self._history)
 
-    def forget(self, keep):
-        """Drop all but the last keep undo snapshots (a long game's take-backs cost heap);
-        the moves before them can no longer be undone."""
+    @property
+    def undo_limit(self):
+        return self._undo_limit
+
+    @undo_limit.setter
+    def undo_limit(self, limit):
+        if limit is not None and not 0 <= limit:
+            raise ValueError("undo_limit must be None or a number from 0")
+        self._undo_limit = limit
+        self._trim()
+
+    def _trim(self):
         h = self._history
-        if len(h) > keep:
+        keep = self._undo_limit
+        if keep is not None and len(h) > keep:
             del h[:len(h) - keep]
 
     # ----------------------------------------------------------------- state dicts
     def to_dict(self):
         n = self.pits
         w = n + 1
-        b = self.board
+        b = self._board
         return {"rules": self.rules.to_dict(),
                 "pits": [b[s * w:s * w + n] for s in range(self.players)],
                 "stores": [b[s * w + n] for s in range(self.players)],
@@ -342,7 +405,7 @@ class Game:
         from mancala.state import check_state
         rules, board, turn, active, places, over = check_state(d)
         g = cls(rules, turn if turn is not None else 0)
-        g.board = board
+        g._board = board
         g.turn = turn
         g.active = active
         g.places = places

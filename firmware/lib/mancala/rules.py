@@ -56,7 +56,8 @@ def _show(v):
 
 
 class Rules:
-    """Normalized rules. Build with Rules.from_dict(); read the attributes or to_dict()."""
+    """Normalized rules. Build with Rules.from_dict(); read the attributes or to_dict().
+    Rules compare equal when they play the same game, and hash alike."""
 
     def __init__(self):
         self.variant = KALAH
@@ -124,8 +125,13 @@ class Rules:
             d["play_all_places"] = self.play_all_places
         return d
 
+    # Equal rules play the same game; Rules are values (keys of dicts, members of sets), so
+    # change one only through from_dict().
     def __eq__(self, other):
         return isinstance(other, Rules) and self.to_dict() == other.to_dict()
+
+    def __hash__(self):
+        return hash(tuple(self.to_dict().items()))  # built in one order, so equal dicts agree
 
     def __repr__(self):
         return "Rules(%r)" % (self.to_dict(),)

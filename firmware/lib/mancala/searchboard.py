@@ -49,14 +49,14 @@ class SearchBoard:
         # s's side, b[size + P] a sink for stores. One bytearray, so one copy per snapshot.
         b = bytearray(size + p + 1)
         self.b = b
-        self.total = sum(game.board)
+        self.total = sum(game._board)
         self.own = bytes([size + (i // w if i % w != n else p) for i in range(size)])
         for i in range(size):
-            b[i] = game.board[i]
-            b[self.own[i]] += game.board[i]
+            b[i] = game._board[i]
+            b[self.own[i]] += game._board[i]
         h = 0
         for i in range(size):
-            h += game.board[i] * R[i]
+            h += game._board[i] * R[i]
         self.turn = game.turn
         self.over = game.over
         # The search's model of 3-4 player turns (Search best_reply): a rival's move is

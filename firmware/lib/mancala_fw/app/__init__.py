@@ -188,7 +188,7 @@ class App:
         self.display.finish()
         # The old game's take-backs go before the new game is built, so the two games'
         # snapshots never share the heap; if building fails, the old game is still there.
-        self.session.game.forget(0)
+        self.session.game.undo_limit = 0
         self._use(Session(self.config["rules"], first))
         state = self.state()
         if answer is not None:
@@ -229,7 +229,6 @@ class App:
         self.display.play(record, state)
         self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.autoplay.changed(ticks_ms())
-        self.session.compact()
         self._save_game(state)
         fields["seat"] = record["seat"]
         fields["record"] = record

@@ -9,9 +9,9 @@ The moves are one character each, "1".."7" for a play of that pit by the seat to
 hundreds of moves, and a list would take 8 bytes a move and a growing block of heap.
 (Files written before this format hold a list of ints, -1-s for a resignation; they load.)
 
-The engine keeps an undo snapshot per move, which over a long 4-player game is tens of KB.
-compact() keeps only the last KEEP of them (Game.forget, in place: no second game in the
-heap); an undo with no snapshot left replays the move list from the start.
+The engine keeps an undo snapshot per move, which over a long 4-player game is tens of KB, so
+the session's games keep only the last KEEP of them (Game's undo_limit); an undo with no
+snapshot left replays the move list from the start.
 """
 
 from mancala import Game, Rules, IllegalMove
@@ -22,7 +22,7 @@ KEEP = 8  # undo snapshots kept in the engine; older take-backs replay from the 
 
 class Session:
     def __init__(self, rules, first=0):
-        self.game = Game(Rules.from_dict(rules), first)
+        self.game = Game(Rules.from_dict(rules), first, KEEP)
         self.first = first
         self.moves = bytearray()
         self.base = None  # the state the moves start from, when not the opening (a recovery)
@@ -65,7 +65,8 @@ class Session:
             self.moves[-1:] = b""  # MicroPython's bytearray has no pop() and no del
         else:
             game, moves = self.game, self.moves
-            self.game = Game.from_dict(self.base) if self.base else Game(game.rules, self.first)
+            self.game = _limited(Game.from_dict(self.base)) if self.base else \
+                Game(game.rules, self.first, KEEP)
             self.moves = bytearray()
             try:
                 self.replay(moves[:-1])
@@ -73,10 +74,6 @@ class Session:
                 self.game, self.moves = game, moves  # e.g. out of heap: nothing is lost
                 raise
         return True
-
-    def compact(self):
-        """Drops the engine's undo snapshots beyond the last few (see the module docstring)."""
-        self.game.forget(KEEP)
 
     def replay(self, moves):
         """moves: the bytearray (or the saved string) of this format, or an old list of ints.
@@ -92,7 +89,6 @@ class Session:
                 self.resign(m - 65)
             else:
                 raise ValueError("move %r" % m)
-            self.compact()
 
     def to_saved(self, state=None):
         """The game file's dict; state: the game's to_dict() when the caller has it already
@@ -117,7 +113,7 @@ class Session:
             s = cls(state.get("rules"), first)
             base = saved.get("base")
             if base is not None:  # a game recovered from its position (below)
-                s.game = Game.from_dict(base)
+                s.game = _limited(Game.from_dict(base))
                 s.base = base
             s.replay(moves)
             if s.game.to_dict() == state:
@@ -126,8 +122,13 @@ class Session:
             pass
         # The move list is damaged but the state may still be a valid position.
         s = cls(Game.from_dict(state).rules.to_dict(), 0)
-        s.game = Game.from_dict(state)
+        s.game = _limited(Game.from_dict(state))
         s.base = state  # take-backs of later moves replay from here, not from the opening
         s.first = first if isinstance(first, int) and 0 <= first < s.game.players else 0
         return s, "The saved game's move list was damaged; the position was kept but its " \
                   "moves cannot be taken back."
+
+
+def _limited(game):
+    game.undo_limit = KEEP
+    return game
