@@ -1,13 +1,15 @@
-"""Engine speed: random playouts of every variant, in moves per second.
+"""Engine speed: every variant, in moves per second.
 
     .venv/bin/python bench/engine.py [--quick]
 
-Three paths: the public one (legal_moves() + play(), with move records), Game.push() (the
-engine's lean path, which still copies the board per move) and the CPU's SearchBoard.make()
-(no copy beyond a preallocated snapshot). Each runs under CPython and under the MicroPython
-unix port; the RP2040 figure scales the MicroPython one by bench/calibration.py's add_test,
-timed in the same MicroPython run (7984 ms on a Pico at 125 MHz, MicroPython v1.23). Every
-figure is the median of several runs.
+Three paths: random playouts through the public one (legal_moves() + play(), with move
+records) and through Game.push() (the engine's lean path, which still copies the board per
+move), and the CPU's search loop (negamax.run) making every move of every line 6 plies deep
+from the start, as the perft test counts them (tests/mp/perft.py): its own inlined sowing, a
+preallocated snapshot per ply and a static evaluation per leaf. Each runs under CPython and
+under the MicroPython unix port; the RP2040 figure scales the MicroPython one by
+bench/calibration.py's add_test, timed in the same MicroPython run (7984 ms on a Pico at
+125 MHz, MicroPython v1.23). Every figure is the median of several runs.
 """
 import os
 import subprocess
@@ -15,6 +17,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "firmware", "lib")
+TESTS_MP = os.path.join(ROOT, "tests", "mp")  # perft.py
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calibration  # noqa: E402
@@ -34,8 +37,8 @@ except ImportError:
     def ticks_diff(a, b):
         return a - b
 from mancala import Game, Rules
-from mancala.searchboard import SearchBoard
 from mancala.cpu import Rng
+import perft
 
 VARIANTS = [("kalah(6,4)", {"variant": "kalah"}),
             ("kalah-empty-capture", {"preset": "kalah-empty-capture"}),
@@ -68,25 +71,12 @@ def public(rules, rng, ms):
 def push(rules, rng, ms):
     return playouts(rules, rng, ms, True)
 
-def lean(rules, rng, ms):
+def search(rules, rng, ms):
+    # Every line 6 plies deep, again until ms milliseconds have passed.
     moves = 0
-    start = Game(rules)
-    n = start.pits
-    w = n + 1
-    pits = bytearray(n)
     t = ticks_ms()
     while ticks_diff(ticks_ms(), t) < ms:
-        bd = SearchBoard(start, 1)
-        b = bd.b
-        while not bd.over:
-            base = bd.turn * w
-            c = 0
-            for i in range(n):
-                if b[base + i]:
-                    pits[c] = i + 1
-                    c += 1
-            bd.make(pits[rng.below(c)], 0)
-            moves += 1
+        moves += perft.search_nodes(Game(rules), 6)
     return moves * 1000 // ticks_diff(ticks_ms(), t)
 
 runs = int(sys.argv[-1]) if sys.argv[-1].isdigit() else 5
@@ -94,7 +84,7 @@ ms = 300
 print("CAL", min(cal() for _ in range(3)))
 for name, d in VARIANTS:
     rules = Rules.from_dict(d)
-    for label, fn in (("public", public), ("push", push), ("lean", lean)):
+    for label, fn in (("public", public), ("push", push), ("search", search)):
         rates = sorted(fn(rules, Rng(11), ms) for _ in range(runs))
         print("RATE", name, label, rates[len(rates) // 2])
 print("CAL", min(cal() for _ in range(3)))
@@ -105,7 +95,7 @@ def micropython_run(script, args=(), heap="2M"):
     """Runs script text under the MicroPython unix port with firmware/lib on the path, after
     bench/calibration.py's text (so the script can call calibrate())."""
     script = calibration.source() + script
-    env = dict(os.environ, MICROPYPATH=LIB)
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([LIB, TESTS_MP]))
     proc = subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap, "-c", script] + list(args),
                           env=env, capture_output=True, text=True, timeout=3600)
     if proc.returncode:
@@ -115,7 +105,7 @@ def micropython_run(script, args=(), heap="2M"):
 
 def cpython_run(script, args=()):
     script = calibration.source() + script
-    env = dict(os.environ, PYTHONPATH=LIB)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([LIB, TESTS_MP]))
     proc = subprocess.run([sys.executable, "-c", script] + list(args), env=env,
                           capture_output=True, text=True, timeout=3600)
     if proc.returncode:
@@ -154,9 +144,9 @@ def main(argv):
                                              mp[(name, path)], est))
         if name == "kalah(6,4)":
             verdict[path] = est
-    print("\n== engine summary: Kalah(6,4) random playouts on the RP2040 estimate "
+    print("\n== engine summary: Kalah(6,4) moves per second on the RP2040 estimate "
           "(target >= %d moves/s)" % TARGET)
-    for path in ("public", "push", "lean"):
+    for path in ("public", "push", "search"):
         print("  %-7s %6d moves/s  %s" % (path, verdict[path],
                                           "meets" if verdict[path] >= TARGET else "MISSES"))
 

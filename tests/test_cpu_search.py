@@ -35,21 +35,22 @@ def _minimax(game, root, depth, ply):
     return max(values) if game.turn == root else min(values)
 
 
-def _minimax_skip(bd, root, depth, ply):
-    """3-4 players as the search models them: after a rival's move the root moves again
-    (Search's best_reply), played on the SearchBoard's make/unmake with skip_to = root."""
-    if bd.over or bd.places[root]:
-        return ev.terminal(bd, root, ply)
+def _minimax_skip(game, root, depth, ply):
+    """3-4 players as the search models them (Search's best_reply): after a rival's move
+    the root moves again. Played on Game.push/pop, handing the turn to the root after a
+    rival's move that neither gave an extra move nor finished the rival."""
+    if game.over or game.places[root] is not None:
+        return ev.terminal(SearchBoard(game, 1), root, ply)
     if depth == 0:
-        return ev.static(bd, root, bd.turn)
-    t = bd.turn
-    w = bd.pits + 1
+        return ev.static(SearchBoard(game, 1), root, game.turn)
+    t = game.turn
     values = []
-    for p in range(bd.pits):
-        if bd.b[t * w + p]:
-            bd.make(p + 1, ply)
-            values.append(_minimax_skip(bd, root, depth - 1, ply + 1))
-            bd.unmake(ply)
+    for pit in game.legal_moves():
+        game.push(pit)
+        if t != root and not game.over and game.turn != t and game.places[t] is None:
+            game.turn = root
+        values.append(_minimax_skip(game, root, depth - 1, ply + 1))
+        game.pop()
     return max(values) if t == root else min(values)
 
 
@@ -70,9 +71,7 @@ def test_search_score_equals_minimax():
             real = _minimax(game, game.turn, 4, 0)
             want = real
             if game.players > 2:
-                bd = SearchBoard(game, 8)
-                bd.skip_to = game.turn
-                want = _minimax_skip(bd, game.turn, 4, 0)
+                want = _minimax_skip(game, game.turn, 4, 0)
             for level, best_reply in ((4, True), (5, True), (5, False)):
                 s = Search(game, level, 10 ** 6, seed=0, best_reply=best_reply)
                 s.maxd = 4

@@ -170,6 +170,7 @@ class Search:
         self.depth = 0
         self.nodes = 0
         self.paused = 0  # run() stopped before a node it has counted (negamax.py)
+        self.perft = False  # True only to count lines (tests/mp/perft.py)
         self.timed_out = False
         self.stopped = False
         self.done = False

@@ -5,8 +5,9 @@ run(s, stop) searches for the Search object s (cpu.py) until its current iterati
 state lives in s's per-ply arrays, so the next call resumes where this one stopped.
 
 Written for speed on MicroPython, where every attribute lookup and call costs bytecode:
-- make and unmake are inlined (SearchBoard's methods do the same steps; only the rare paths,
-  a Basic seat finishing and the Kalah end sweep, are calls);
+- make and unmake are inlined (only the rare paths, a Basic seat finishing and the Kalah end
+  sweep, are calls); tests/test_perft.py checks this sowing against the engine's, node for
+  node;
 - leaves are scored right after their move is made, without entering them as nodes;
 - everything the loop touches is a local; constants are const().
 """
@@ -83,7 +84,10 @@ def run(s, stop):
     st_r = root * w + n
     st_o = (1 - root) * w + n
     sink = z + bd.players
-    half = bd.total // 2
+    # s.perft: count every line as the rules play it (tests/mp/perft.py), without the
+    # search's shortcuts below (a store past half has won, the root seat out of a Basic game).
+    perft = s.perft
+    half = 255 if perft else bd.total // 2
     max_nodes = s.max_nodes
     sb = bd.sb
     sh = bd.sh
@@ -201,7 +205,7 @@ def run(s, stop):
             c = d + 1
             dc = dep[d] - _PLY
             # Leaves: scored here, from the root's view, then handed back to d.
-            if t is None or (not kalah and places[root]):
+            if t is None or (not kalah and places[root] and not perft):
                 v = terminal(bd, root, c)
             elif kalah and (b[st_r] > half or b[st_o] > half):
                 # A store past half the seeds has won.

@@ -1,18 +1,18 @@
-"""The CPU's own lean board: make/unmake without copying a Game, for the search in cpu.py.
+"""The CPU's own lean board, built from a Game, for the search loop (negamax.run).
 
-A SearchBoard is built from a Game and then plays moves with make(pit, ply) and takes them
-back with unmake(ply). Undo is a snapshot of the board into a bytearray preallocated for that
-ply: one C-level copy of at most 33 bytes, which on MicroPython is cheaper than walking the
-sowing back in bytecode, and allocates nothing. It keeps, besides the pits and stores:
+The loop sows on it and takes moves back itself. Undo is a snapshot of the board into a
+bytearray preallocated for that ply: one C-level copy of at most 33 bytes, which on
+MicroPython is cheaper than walking the sowing back in bytecode, and allocates nothing. It
+keeps, besides the pits and stores:
 - b[size + s], the stones on seat s's side (b[size + P] is a sink for stones sown into
   stores), so "side empty" and the evaluation are O(1);
 - h, an additive hash: the sum of count * R[position], updated per sown stone. With R below
   2**21 and at most 96 stones h stays a MicroPython small int (31-bit on the Pico);
 - places, a bytearray (0 = no place yet), and the seats still playing as a bit mask.
-The search loop (negamax.py) inlines make/unmake for speed and calls only the rare paths
-here (a Basic seat finishing, the Kalah end sweep), which allocate nothing either.
-The rules are the engine's (game.py) exactly, including the Kalah end sweep and the Basic
-finishing and ranking; tests/mp/test_cpu_board.py plays random games on both to prove it.
+The loop calls only the rare paths here (a Basic seat finishing, the Kalah end sweep), which
+allocate nothing either. The rules are the engine's (game.py) exactly, including the Kalah
+end sweep and the Basic finishing and ranking: tests/test_perft.py counts the lines of play
+through both, node for node, from every start and through the endings.
 """
 
 # Fixed pseudo-random keys, the same on every run and runtime.
@@ -59,9 +59,6 @@ class SearchBoard:
             h += game._board[i] * R[i]
         self.turn = game.turn
         self.over = game.over
-        # The search's model of 3-4 player turns (Search best_reply): a rival's move is
-        # followed by this seat's, not the next rival's. None: the real order.
-        self.skip_to = None
         self.places = bytearray(p)
         for s in range(p):
             q = game.places[s]
@@ -130,70 +127,13 @@ class SearchBoard:
     def key(self):
         return self.h + RT[self.turn]
 
-    # ------------------------------------------------------------------ make / unmake
-    # The same steps as the search loop's inlined make (negamax.py); kept as methods for
-    # the tests and the engine bench.
-    def make(self, pit, ply):
-        b = self.b
-        self.sb[ply][:] = b
-        h = self.h
-        self.sh[ply] = h
-        mover = self.turn
-        self.sturn[ply] = mover
-        w = self.w
-        n = w - 1
-        size = self.size
-        i = mover * w + pit - 1
-        k = b[i]
-        b[i] = 0
-        b[size + mover] -= k
-        h -= k * R[i]
-        nxt = self.nxt[mover]
-        own = self.own
-        while k:
-            i = nxt[i]
-            b[i] += 1
-            b[own[i]] += 1
-            h += R[i]
-            k -= 1
-        self.h = h
-        if self.kalah:
-            store = mover * w + n
-            other = 1 - mover
-            if i != store:
-                if b[i] == 1 and own[i] == size + mover:
-                    opp = other * w + (n - 1) - (i - mover * w)
-                    c = b[opp]
-                    if (c or not self.nonempty_only) and (self.wipeout or b[size + other] > c):
-                        b[store] += c + 1
-                        b[opp] = 0
-                        b[i] = 0
-                        b[size + other] -= c
-                        b[size + mover] -= 1
-                        self.h = h + (c + 1) * R[store] - c * R[opp] - R[i]
-                self.turn = other
-            if not b[size] or not b[size + 1]:
-                self.save_rare(ply)
-                self.kalah_end()
-            return
-        if not b[size + mover]:
-            self.save_rare(ply)
-            self.finish(mover)
-        elif own[i] != size + self.players:
-            skip = self.skip_to
-            self.turn = skip if skip is not None and mover != skip else self.nseat[mover]
-
+    # ------------------------------------------------------------------ rare paths
+    # The search loop (negamax.run) sows and takes back moves itself; it calls these only for
+    # a move that ends the game or takes a seat out of it, and to undo one.
     def save_rare(self, ply):
         self.srare[ply] = 1
         self.splaces[ply][:] = self.places
         self.smask[ply] = self.mask
-
-    def unmake(self, ply):
-        self.b[:] = self.sb[ply]
-        self.h = self.sh[ply]
-        self.turn = self.sturn[ply]
-        if self.srare[ply]:
-            self.restore_rare(ply)
 
     def restore_rare(self, ply):
         self.srare[ply] = 0
@@ -279,17 +219,3 @@ class SearchBoard:
             if (mask >> s) & 1:
                 self.places[s] = rank[s]
         self._end()
-
-    # ------------------------------------------------------------------ for tests
-    def to_dict(self):
-        """The engine's state-dict fields this board tracks (no rules)."""
-        n = self.pits
-        w = n + 1
-        b = self.b
-        p = self.players
-        return {"pits": [list(b[s * w:s * w + n]) for s in range(p)],
-                "stores": [b[s * w + n] for s in range(p)],
-                "turn": self.turn,
-                "active": [s for s in range(p) if (self.mask >> s) & 1],
-                "places": [q or None for q in self.places],
-                "over": self.over}
