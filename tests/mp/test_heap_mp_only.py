@@ -36,3 +36,27 @@ def test_a_sample_allocates_nothing():
     for _ in range(50):
         sample()
     assert gc.mem_alloc() - before == 0
+
+
+def test_search_slices_read_the_heap_at_most_every_250_ms():
+    reads = []
+    real = heap._mem_free
+    heap._mem_free = lambda: reads.append(1) or real()
+    try:
+        heap._slice_read = None
+        for now in (1000, 1007, 1100, 1249, 1250, 1257, 1499, 1500):
+            heap.sample_slice(now)
+        assert len(reads) == 3  # at 1000, 1250 and 1500
+    finally:
+        heap._mem_free = real
+
+
+def test_garbage_is_bounded_by_a_collection_threshold():
+    heap.bound_garbage()
+    assert gc.threshold() == heap.GARBAGE_MAX
+    gc.collect()
+    floor = gc.mem_free()
+    for _ in range(200):
+        bytearray(1000)  # 200 KB of garbage, never kept
+        assert gc.mem_free() > floor - heap.GARBAGE_MAX - 2000
+    gc.threshold(-1)

@@ -111,7 +111,7 @@ class App:
     def _save(self, path, obj):
         try:
             storage.save(path, obj)
-            sample_heap()  # diag memory's low-water mark: the file's JSON is still garbage
+            sample_heap()  # diag memory's low-water mark: the game's garbage is at its most
         except (OSError, MemoryError) as e:
             # A full flash or a fragmented heap: the game goes on in memory, and the person
             # is told rather than the move being lost with an internal error.
@@ -236,7 +236,6 @@ class App:
         fields["source"] = source
         self.emit(event, fields)
         self._game_over(state)
-        sample_heap()
         return record
 
     def undo(self, source):

@@ -27,7 +27,7 @@ move timer's last 10 seconds the display counts them down on the mover's store.
 from drivers.compat import ticks_ms, ticks_diff
 
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
-from mancala_fw.app.heap import sample as sample_heap
+from mancala_fw.app.heap import sample_slice
 
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
@@ -90,7 +90,7 @@ class Autoplay:
     def _step(self):
         try:
             done = self.search.step(SLICE_MS)
-            sample_heap()  # diag memory: a search's tables are at their largest now
+            sample_slice(ticks_ms())  # diag memory's low-water mark, now and then
             return done
         except Exception:
             self.search = None  # not retried at every pass; the main loop reports the error

@@ -1,17 +1,40 @@
-"""The heap's low-water mark, for `diag memory` (docs/protocol.md §4).
+"""The app's heap: a bound on its garbage, and the low-water mark `diag memory` reports
+(docs/protocol.md §4).
 
-sample() reads gc.mem_free() and keeps the lowest value seen since boot. The app calls it
-after every save, after every move's events and after every CPU search slice: the moments
-when the game holds the most. It allocates nothing (small ints only), so it may sit in the
-search's loop. gc.mem_free() counts garbage not yet collected as used, so min_free is a
-floor: the board collects at idle moments (app.loop) and whenever an allocation finds no room.
-On CPython (tests of the app) there is no gc.mem_free(), and sample() does nothing.
+gc.mem_free() counts garbage not yet collected as used. The board collects at idle moments
+(app.loop, every 2 s at most), and bound_garbage() makes MicroPython collect as well whenever
+GARBAGE_MAX bytes have been allocated since the last collection, so a stream of serial
+requests with no idle moment cannot fill the heap with garbage first.
+
+sample() reads gc.mem_free() and keeps the lowest value seen since boot (min_free). Free
+memory only shrinks between collections, so the app samples where it is lowest: right before
+each idle collection and after every save (a move, a new game, an undo, a config change).
+A CPU search allocates little once it has started; sample_slice(now) after each of its
+slices reads at most every SLICE_EVERY_MS, because one read walks the whole allocation table:
+8.5 ms on an RP2040 with the app loaded (emulated Pico), more than a 7 ms slice. Neither
+allocates (small ints only). On CPython (tests of the app) there is no gc.mem_free(), and
+they do nothing.
 """
 
 import gc
 
+try:
+    from time import ticks_diff
+except ImportError:  # CPython
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+GARBAGE_MAX = 32 * 1024
+SLICE_EVERY_MS = 250
+
 _mem_free = getattr(gc, "mem_free", None)
 low = _mem_free() if _mem_free is not None else None
+_slice_read = None  # ticks_ms() of the last read after a search slice
+
+
+def bound_garbage():
+    if hasattr(gc, "threshold"):
+        gc.threshold(GARBAGE_MAX)
 
 
 def sample():
@@ -20,6 +43,14 @@ def sample():
         free = _mem_free()
         if free < low:
             low = free
+
+
+def sample_slice(now):
+    """After a CPU search slice (now: ticks_ms()); reads at most every SLICE_EVERY_MS."""
+    global _slice_read
+    if _slice_read is None or ticks_diff(now, _slice_read) >= SLICE_EVERY_MS:
+        _slice_read = now
+        sample()
 
 
 def report():

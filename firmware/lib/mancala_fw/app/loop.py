@@ -82,6 +82,7 @@ def start(flash="", write=_write, stream=sys.stdout):
     proto.commands["diag"] = _diag(bringup.command, heap.report)
     gc.collect()
     heap.sample()  # diag memory's low-water mark includes the board as booted
+    heap.bound_garbage()
     return app, proto, pads, touch, wdt, bringup
 
 
@@ -100,6 +101,7 @@ def _report(proto, e):
 
 
 def loop(app, proto, pads, touch, wdt, bringup=None):
+    from mancala_fw.app.heap import sample as sample_heap
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     poller.register(sys.stdin, select.POLLIN)
@@ -155,6 +157,7 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
         if n == 0:
             now = ticks_ms()
             if ticks_diff(now, next_gc) >= 0:
+                sample_heap()  # diag memory: free memory is at its lowest before a collection
                 gc.collect()  # an idle moment: nothing came in during this pass
                 next_gc = ticks_add(now, GC_EVERY_MS)
             wait = ticks_diff(next_pad, ticks_ms())
