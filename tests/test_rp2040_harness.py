@@ -250,7 +250,8 @@ class Chip:
     """The harness (node sim/rp2040/harness.mjs) running a stand-in main.py on the stock
     image, with the device process's MPR121 models on I2C0 (GP4/GP5); lines of its output."""
 
-    def __init__(self, folder, main_py, chips="5a,5b", irq=None, fresh=True, files=()):
+    def __init__(self, folder, main_py, chips="5a,5b", irq=None, fresh=True, files=(),
+                 pace="realtime"):
         self.folder = folder
         self.flash = os.path.join(folder, "flash.bin")
         if fresh:
@@ -265,7 +266,7 @@ class Chip:
                    MANCALA_SIM_FRAMES=self.frames, MANCALA_SIM_CHIPS=chips)
         argv = ["node", rp2040.HARNESS, "--bootrom", os.path.join(MIRROR, rp2040.BOOTROM),
                 "--image", os.path.join(MIRROR, rp2040.IMAGE), "--flash", self.flash,
-                "--i2c", "0:4:5", "--trace", self.trace]
+                "--i2c", "0:4:5", "--trace", self.trace, "--pace", pace]
         if irq is not None:
             argv += ["--irq", str(irq)]
         self.devices = Devices(env)
@@ -452,3 +453,45 @@ print("done")
     assert frames == [{"pin": 2, "grb": "1234a5ff0081"}]
     traced = [line for line in trace_lines(c.trace) if line["kind"] == "frame"]
     assert [(t["pin"], t["grb"]) for t in traced] == [(2, "1234a5ff0081")]
+
+
+@needs_emulator
+def test_the_same_program_gives_the_same_emulated_times(tmp_path):
+    """Emulated time only: computing, I2C, flash writes, DMA and PIO give the same trace
+    whether the harness waits in step with the host's clock or skips every wait."""
+    with open(os.path.join(ROOT, "firmware", "lib", "drivers", "ws2812.py")) as f:
+        driver = f.read()
+    main_py = I2C_SETUP + """
+import rp2
+from ws2812 import WS2812
+leds = WS2812((2, 3), (24, 24))
+bdev = rp2.Flash()
+for step in range(3):
+    status = i2c.readfrom_mem(0x5A, 0x00, 2)
+    x = 0
+    for i in range(2000 * (step + 1)):
+        x += i * i
+    leds.buffer(step % 2)[step] = 0x40
+    leds.show_all()
+    bdev.ioctl(6, 300)
+    bdev.writeblocks(300, bytes([step]) * 4096)
+    time.sleep_ms(7)
+    print("step", step, x, status[0])
+print("done")
+while True:  # no REPL banner racing the kill
+    time.sleep_ms(100)
+"""
+    traces = []
+    for pace in ("realtime", "free"):
+        folder = tmp_path / pace
+        folder.mkdir()
+        c = Chip(str(folder), main_py, files={"ws2812.py": driver}, pace=pace)
+        try:
+            c.line("done")
+        finally:
+            c.kill()
+        lines = trace_lines(c.trace)
+        end = [line.get("line") for line in lines].index("done")
+        traces.append(lines[:end + 1])
+    assert [line["kind"] for line in traces[0]].count("frame") == 6
+    assert traces[0] == traces[1]

@@ -5,7 +5,7 @@
 import { RP2040 } from 'rp2040js';
 import { FLASH_BASE, FlashTraps } from './flash.mjs';
 import { DeviceWire, I2CTargets, IrqLine, SoftLines } from './i2c_bus.mjs';
-import { PioClock, SLICE_NS } from './leds.mjs';
+import { PioClock } from './leds.mjs';
 import { SerialLine } from './usb_serial.mjs';
 
 const WATCHDOG_BASE = 0x40058;
@@ -60,13 +60,15 @@ export class Board {
     const end = clock.nanos + ns;
     while (clock.nanos < end) {
       let dt = end - clock.nanos;
-      if (pio.busy) {
-        dt = Math.min(dt, SLICE_NS);
+      if (pio.working) {
+        dt = Math.max(0, Math.min(dt, pio.nextAt - clock.nanos));
       } else if (clock.nextAlarm) {
         dt = Math.min(dt, clock.nanosToNextAlarm); // a DMA transfer may start the PIO
       }
       clock.tick(dt);
-      pio.advance(clock.nanos);
+      if (pio.running && clock.nanos >= pio.nextAt) {
+        pio.advance(clock.nanos);
+      }
     }
   }
 

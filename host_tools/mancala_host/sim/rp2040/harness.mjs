@@ -17,11 +17,9 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Board } from './board.mjs';
 import { FlashFile, readUF2 } from './flash.mjs';
-import { SLICE_NS } from './leds.mjs';
 import { LineSplitter, Trace } from './trace.mjs';
 
 const CHUNK_NS = 2e6;        // emulated time run between looks at the host's I/O
-const PIO_IDLE_NS = 10000;   // how often PIO is looked at when no state machine has work
 const MAX_LAG_NS = 20e6;     // behind the host by more than this: start level again
 
 function fail(message) {
@@ -148,13 +146,11 @@ function main() {
       }
       end = Math.min(end, emuAnchor + Number(process.hrtime.bigint() - hostAnchor) + CHUNK_NS);
     }
-    const pioRunning = () => !(mcu.pio[0].stopped && mcu.pio[1].stopped);
-    let pioAt = clock.nanos;
     while (clock.nanos < end && !board.halted) {
       if (core.waiting) {
         let dt = clock.nextAlarm ? clock.nanosToNextAlarm : end - clock.nanos;
-        if (dt > 0 && pio.busy && dt > SLICE_NS) {
-          dt = SLICE_NS;
+        if (pio.working && clock.nanos + dt > pio.nextAt) {
+          dt = Math.max(0, pio.nextAt - clock.nanos); // PIO has work: stop at its grid
         }
         if (clock.nanos + dt > end) {
           dt = end - clock.nanos;
@@ -168,13 +164,8 @@ function main() {
           clock.tick(core.executeInstruction() * 8);
         }
       }
-      if (clock.nanos >= pioAt) {
-        if (pioRunning()) {
-          pio.advance(clock.nanos);
-          pioAt = clock.nanos + (pio.busy ? SLICE_NS : PIO_IDLE_NS);
-        } else {
-          pioAt = clock.nanos + PIO_IDLE_NS;
-        }
+      if (clock.nanos >= pio.nextAt && pio.running) {
+        pio.advance(clock.nanos);
       }
     }
     setImmediate(runChunk);

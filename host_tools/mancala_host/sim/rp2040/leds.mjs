@@ -7,6 +7,10 @@
 // never stepped (one stepped before its setup was done looped at PC 0), and one stalled on
 // an empty TX FIFO costs nothing until data arrives.
 //
+// The catch-up runs on a fixed grid of emulated time, and a state machine that was stalled
+// resumes at the moment its FIFO was written, so PIO timing does not depend on how the
+// harness slices its work (host speed): the same program gives the same edges.
+//
 // Frames are decoded from the data pins' edges, timed in PIO cycles, as a WS2812 reads them:
 // a high pulse longer than 625 ns is a 1 bit, shorter a 0 bit; the line low for 50 us or
 // more ends the frame (the WS2812 latch). So a wrong bit timing in the driver shows as a
@@ -16,7 +20,8 @@ const WAIT_OUT = 5;     // rp2040js WaitType.Out
 const SYS_NS = 8;       // one 125 MHz system clock cycle
 const ONE_MIN_NS = 625;
 const LATCH_NS = 50000;
-export const SLICE_NS = 1000; // PIO catch-up granularity while a state machine has work
+export const SLICE_NS = 1000;    // PIO catch-up granularity while a state machine has work
+export const IDLE_NS = 10000;    // ... and while none has (only to notice new work)
 
 function stalled(sm) {
   return sm.waiting && (sm.waitType === WAIT_TX_FIFO || sm.waitType === WAIT_OUT) &&
@@ -79,11 +84,30 @@ export class PioClock {
     this.mcu = mcu;
     this.emitFrame = emitFrame;
     this.decoders = new Map();
-    this.next = new Map(); // state machine -> emulated ns of its next PIO cycle
-    this.busy = false;     // some enabled state machine has work: keep slices short
+    this.next = new Map();  // state machine -> emulated ns of its next PIO cycle (null: stalled)
+    this.busy = false;      // some enabled state machine has work: keep slices short
+    this.nextAt = 0;        // the grid point of the next catch-up
     for (const pio of mcu.pio) {
       pio.run = () => {}; // no host-timer stepping: advance() does it
+      for (const sm of pio.machines) {
+        const write = sm.writeFIFO.bind(sm);
+        sm.writeFIFO = (value) => { // a stalled machine resumes when its data arrives
+          if (this.next.get(sm) === null) {
+            this.next.set(sm, mcu.clock.nanos);
+          }
+          write(value);
+        };
+      }
     }
+  }
+
+  get running() {
+    return !(this.mcu.pio[0].stopped && this.mcu.pio[1].stopped);
+  }
+
+  /** True while a state machine has work: time must stop at every grid point. */
+  get working() {
+    return this.busy && this.running;
   }
 
   _decoder(pin) {
@@ -95,7 +119,7 @@ export class PioClock {
     return d;
   }
 
-  /** Run every enabled state machine up to emulated time now (ns). */
+  /** At or after nextAt: run every enabled state machine up to emulated time now (ns). */
   advance(now) {
     let busy = false;
     for (let p = 0; p < 2; p++) {
@@ -110,11 +134,13 @@ export class PioClock {
         const period = div * SYS_NS;
         let t = this.next.get(sm);
         if (t === undefined) {
-          t = now;
+          t = now; // just switched on
+        } else if (t === null) {
+          t = stalled(sm) ? Infinity : now;
         }
         while (t <= now) {
           if (stalled(sm)) {
-            t = now + period;
+            t = Infinity;
             break;
           }
           const before = pio.pinValues;
@@ -131,8 +157,8 @@ export class PioClock {
           }
           t += Math.max(1, sm.cycles - cycles) * period;
         }
-        this.next.set(sm, t);
-        if (!stalled(sm)) {
+        this.next.set(sm, t === Infinity ? null : t);
+        if (t !== Infinity) {
           busy = true;
         }
       }
@@ -144,5 +170,7 @@ export class PioClock {
       d.idle(now);
     }
     this.busy = busy;
+    const grid = busy ? SLICE_NS : IDLE_NS;
+    this.nextAt = (Math.floor(now / grid) + 1) * grid;
   }
 }
