@@ -290,7 +290,11 @@ class Chip:
         while True:
             text = self.lines.get(timeout=TIMEOUT)
             assert text is not None, "the harness ended: " + self.stderr_text()
-            assert "Traceback" not in text, text
+            if "Traceback" in text:
+                rest = []
+                while len(rest) < 8 and not self.lines.empty():
+                    rest.append(self.lines.get() or "")
+                raise AssertionError("main.py failed: " + " / ".join([text] + rest))
             if text.startswith(starts):
                 return text.split()
 
@@ -317,6 +321,17 @@ def chip(tmp_path):
     for c in chips:
         if c.proc.poll() is None:
             c.kill()
+
+
+def drivers():
+    """The firmware's drivers package, as sources for lib/ on a test flash."""
+    folder = os.path.join(ROOT, "firmware", "lib", "drivers")
+    out = {}
+    for name in os.listdir(folder):
+        if name.endswith(".py") and name != "manifest.py":
+            with open(os.path.join(folder, name)) as f:
+                out["lib/drivers/" + name] = f.read()
+    return out
 
 
 I2C_SETUP = """
@@ -431,8 +446,6 @@ def test_ws2812_frames_are_read_off_the_pin_in_pio_time(chip):
     """The firmware's WS2812 driver (PIO fed by DMA): the frame decoded from the pin's edges
     is the bytes sent. A state machine that is never switched on is never stepped: its
     program would pulse pin 3 every 16 ms, and each pulse would read as a frame there."""
-    with open(os.path.join(ROOT, "firmware", "lib", "drivers", "ws2812.py")) as f:
-        driver = f.read()
     c = chip("""
 import rp2, machine, time
 @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
@@ -440,13 +453,13 @@ def pulse():
     set(pins, 1)
     set(pins, 0)[31]
 off = rp2.StateMachine(7, pulse, freq=2000, set_base=machine.Pin(3))
-from ws2812 import WS2812
+from drivers.ws2812 import WS2812
 leds = WS2812((2,), (2,), sm_base=0)
 leds.buffer(0)[:] = bytes([0x12, 0x34, 0xA5, 0xFF, 0x00, 0x81])
 leds.show(0)
 time.sleep_ms(40)
 print("done")
-""", files={"ws2812.py": driver})
+""", files=drivers())
     c.line("done")
     with open(c.frames) as f:
         frames = [json.loads(line) for line in f]
@@ -459,11 +472,9 @@ print("done")
 def test_the_same_program_gives_the_same_emulated_times(tmp_path):
     """Emulated time only: computing, I2C, flash writes, DMA and PIO give the same trace
     whether the harness waits in step with the host's clock or skips every wait."""
-    with open(os.path.join(ROOT, "firmware", "lib", "drivers", "ws2812.py")) as f:
-        driver = f.read()
     main_py = I2C_SETUP + """
 import rp2
-from ws2812 import WS2812
+from drivers.ws2812 import WS2812
 leds = WS2812((2, 3), (24, 24))
 bdev = rp2.Flash()
 for step in range(3):
@@ -485,7 +496,7 @@ while True:  # no REPL banner racing the kill
     for pace in ("realtime", "free"):
         folder = tmp_path / pace
         folder.mkdir()
-        c = Chip(str(folder), main_py, files={"ws2812.py": driver}, pace=pace)
+        c = Chip(str(folder), main_py, files=drivers(), pace=pace)
         try:
             c.line("done")
         finally:
