@@ -94,6 +94,11 @@ def test_only_seats_wear_seat_colours(class_with_zeros):
     wins, first, length, margin = axes
     seat_bars = [b for b in bars(wins) if not far_from_seats(b.get_facecolor())]
     assert len(seat_bars) == 7  # the draw bar is not one of them
+    # the seat colours are the board's: the firmware palette's sRGB, as on the LEDs
+    from mancala_fw.display import palette
+    board = [tuple(c / 255.0 for c in rgb) for rgb in palette.SEAT_SRGB]
+    assert {tuple(round(c, 3) for c in b.get_facecolor()[:3]) for b in seat_bars} == \
+        {tuple(round(c, 3) for c in rgb) for rgb in board[:3]}
     for ax in (first, length, margin):
         for b in bars(ax):
             assert far_from_seats(b.get_facecolor()), b.get_facecolor()
