@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from mancala import Game, Rules
 from mancala_host import cli
 from test_host_sim import ENV, Sim, wait_for
@@ -28,7 +30,8 @@ def _record(link, log, *more):
     return proc, lines
 
 
-def test_the_readme_steps_record_then_replay(tmp_path, capsys):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "window-closed"])
+def test_the_readme_steps_record_then_replay(tmp_path, capsys, stop):
     sim = Sim(tmp_path, profile="quad").start()
     try:
         link = sim.link
@@ -49,7 +52,7 @@ def test_the_readme_steps_record_then_replay(tmp_path, capsys):
             sim.touch(seat, pit, players=rules.players, pits=rules.pits)
             # the board's state is the only judge of the move having been played
             wait_for("the move to be played", lambda: _pits_of(sim) == game.to_dict()["pits"])
-        proc.send_signal(signal.SIGINT)  # the teacher's Ctrl-C
+        proc.send_signal(stop)  # the teacher's Ctrl-C, or the terminal window closed
         out, err = proc.communicate(timeout=30)
     finally:
         sim.stop()

@@ -10,7 +10,9 @@ Seats are recorded as the board plays them: in demo mode every seat is the CPU a
 level.
 """
 
+import signal
 import sys
+import threading
 import time
 
 from . import gamelog
@@ -239,9 +241,21 @@ def _reconnect(args, tracker, why):
             time.sleep(0.3)
 
 
+def _stop_on_hangup():
+    """SIGTERM and SIGHUP (the terminal window closed) stop record as Ctrl-C does, so the game
+    under way is still written. Returns the handlers to put back (none off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt()
+    return dict((s, signal.signal(s, stop)) for s in (signal.SIGTERM, signal.SIGHUP))
+
+
 def run(args, tracker=None):
     tracker = tracker or GameTracker(args.out)
     client = _connect(args)
+    old = _stop_on_hangup()
     try:
         tracker.attach(client)
         tracker.say("Recording games from %s to %s; stop with Ctrl-C." % (client.name, args.out))
@@ -271,6 +285,8 @@ def run(args, tracker=None):
         tracker.close_unfinished()
         raise
     finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
         client.close()
     sys.stdout.flush()
     return 0
