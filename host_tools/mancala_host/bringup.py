@@ -9,14 +9,22 @@ The CLI registers: add_profile_arguments / cmd_profile and add_diag_arguments / 
 (which opens the board; cmd_diag(args, client) is the same with a client given).
 """
 
+from __future__ import annotations
+
+import argparse
 import json
 import os
 import sys
 import time
+import types
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TextIO
 
 from .errors import BoardError
 
-def firmware_lib():
+if TYPE_CHECKING:
+    from .client import Client
+
+def firmware_lib() -> str:
     """Puts the repository's firmware/lib on sys.path (once) and returns it: the board's own
     code (mancala_fw and the drivers it stands on), which the host uses as the board does."""
     from .deploy import repo_root
@@ -27,7 +35,7 @@ def firmware_lib():
     return lib
 
 
-def firmware_profile():
+def firmware_profile() -> types.ModuleType:
     """The board's profile package (firmware/lib/mancala_fw/profile): the code the board runs."""
     firmware_lib()
     from mancala_fw import profile
@@ -35,7 +43,7 @@ def firmware_profile():
     return profile
 
 
-def check_profile_file(path):
+def check_profile_file(path: str) -> tuple[bool, str]:
     """(True, summary) or (False, one sentence naming the place of the first fault)."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -46,7 +54,7 @@ def check_profile_file(path):
         return False, "%s is not a text file (UTF-8 JSON is needed)." % path
     try:
         d = json.loads(text)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         return False, "%s is not valid JSON: %s at line %d, column %d." % (
             path, e.msg[0].lower() + e.msg[1:], e.lineno, e.colno)
     try:
@@ -57,16 +65,16 @@ def check_profile_file(path):
         path, p.name, p.sides, len(p.positions), p.total_leds, int(p.budget_ma + 0.5))
 
 
-def add_profile_arguments(p):
+def add_profile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["check"], help="check: run the board's profile checks")
     p.add_argument("files", nargs="+", metavar="FILE", help="profile JSON files")
 
 
-def cmd_profile(args):
+def cmd_profile(args: argparse.Namespace) -> int:
     return cmd_profile_check(args)
 
 
-def cmd_profile_check(args):
+def cmd_profile_check(args: argparse.Namespace) -> int:
     """Prints one line per file; exit code 0 when every file passes, 1 otherwise."""
     bad = 0
     for path in args.files:
@@ -81,7 +89,7 @@ def cmd_profile_check(args):
 
 # --- diag -------------------------------------------------------------------------------
 
-def add_diag_arguments(p):
+def add_diag_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", nargs="?", default="scan",
                    choices=["scan", "pads", "walk", "calibrate", "thresholds", "stop",
                             "memory"],
@@ -102,7 +110,7 @@ def add_diag_arguments(p):
                    help="calibrate: seconds each measurement takes (default 2)")
 
 
-def run_diag(args):
+def run_diag(args: argparse.Namespace) -> int:
     from .session import connect
 
     with connect(args) as client:
@@ -113,7 +121,8 @@ def _diag(client, **fields):
     return client.request("diag", **fields)
 
 
-def cmd_diag(args, client, out=None, wait=None):
+def cmd_diag(args: argparse.Namespace, client: Client, out: TextIO | None = None,
+             wait: Callable[[str, float | None], None] | None = None) -> int:
     """out: where text goes (default stdout); wait(text, seconds): how the maker is asked to
     do something (default: print, then Enter or --delay seconds). Tests replace both."""
     out = out or sys.stdout
@@ -177,7 +186,7 @@ BAR = 30
 SCALE = 60  # counts of (baseline - filtered) a full bar stands for
 
 
-def bar_lines(rows, thresholds):
+def bar_lines(rows: Iterable[Sequence[Any]], thresholds: dict[str, int]) -> list[str]:
     """One line per pad: its delta as a bar with the touch threshold marked '|'."""
     lines = []
     for pid, filtered, baseline, touched in rows:

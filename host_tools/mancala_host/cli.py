@@ -5,9 +5,12 @@ directly. Every fault a person can meet ends as one sentence on stderr and a non
 set MANCALA_DEBUG=1 to see the traceback instead.
 """
 
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from typing import Callable, Sequence
 
 from .errors import BoardError
 
@@ -34,10 +37,11 @@ def _module_command(module, func="run"):
 
 
 # name -> (handler, one-line help, function that adds the arguments)
-COMMANDS = {}
+COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], str, Callable[[argparse.ArgumentParser], None]]] = {}
 
 
-def command(name, handler, help_text):
+def command(name: str, handler: Callable[[argparse.Namespace], int], help_text: str
+            ) -> Callable[[Callable[[argparse.ArgumentParser], None]], Callable[[argparse.ArgumentParser], None]]:
     def add(adder):
         COMMANDS[name] = (handler, help_text, adder)
         return adder
@@ -189,7 +193,7 @@ def _a_diag(p):
     bringup.add_diag_arguments(p)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mancala-board",
         description="Configure, drive, watch, record and analyse a Mancala board over USB serial.")
@@ -214,7 +218,7 @@ def _run_sim(argv):
     return result if isinstance(result, int) else 0
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     argv = list(argv)

@@ -6,11 +6,17 @@ the answer with the same id; events (`{"event": ...}`) that arrive meanwhile are
 code and words; silence and garbage become one-sentence `BoardError`s.
 """
 
+from __future__ import annotations
+
 import collections
 import json
 import time
+from typing import TYPE_CHECKING, Any
 
 from .errors import BoardError, BoardRefused
+
+if TYPE_CHECKING:
+    from .transport import Transport
 
 PROTOCOL = 1
 
@@ -21,19 +27,19 @@ def _sample(line):
 
 
 class Client:
-    def __init__(self, transport, timeout=5.0):
+    def __init__(self, transport: Transport, timeout: float = 5.0) -> None:
         self.transport = transport
         self.timeout = timeout
-        self.events = collections.deque()
-        self.hello_answer = None
+        self.events: collections.deque[dict[str, Any]] = collections.deque()
+        self.hello_answer: dict[str, Any] = {}  # filled by hello()
         self._next_id = 1
-        self._garbage = []
+        self._garbage: list[bytes] = []
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.transport.name
 
-    def close(self):
+    def close(self) -> None:
         self.transport.close()
 
     def _receive(self, timeout):
@@ -63,7 +69,7 @@ class Client:
                           "on it, or %s." % (self.name, len(self._garbage), _sample(first), what,
                                              self._others()))
 
-    def request(self, cmd, timeout=None, **fields):
+    def request(self, cmd: str, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """The board's answer to `cmd` (a dict with ok: true); BoardRefused if it says no."""
         req_id = self._next_id
         self._next_id += 1
@@ -98,9 +104,9 @@ class Client:
                 err = {"message": str(err)}
             raise BoardRefused(str(err.get("code", "error")), str(err.get("message", "no reason given")), msg)
 
-    def hello(self):
+    def hello(self) -> dict[str, Any]:
         """Say hello, check the protocol version and keep the answer in `hello_answer`."""
-        answer = None
+        answer: dict[str, Any] = {}
         for attempt in range(2):  # a board that just booted may have eaten the first line
             try:
                 answer = self.request("hello", timeout=self.timeout if attempt else min(self.timeout, 2.0))
@@ -125,7 +131,7 @@ class Client:
         self.hello_answer = answer
         return answer
 
-    def next_event(self, timeout):
+    def next_event(self, timeout: float) -> dict[str, Any] | None:
         """The next event, or None when `timeout` seconds pass without one."""
         if self.events:
             return self.events.popleft()

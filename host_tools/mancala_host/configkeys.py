@@ -9,20 +9,23 @@ nothing but the given keys, because the old variant's options would not fit the 
 Lists (`seats`) are sent whole with the named entries changed.
 """
 
+from __future__ import annotations
+
 import copy
 import json
+from typing import Any, Sequence
 
 from .errors import BoardError
 
 
-def parse_value(text):
+def parse_value(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
         return text
 
 
-def parse_assignments(args):
+def parse_assignments(args: Sequence[str]) -> list[tuple[list[str], Any]]:
     """[(["rules", "seeds"], 5), ...] from ["rules.seeds=5", ...]."""
     pairs = []
     for arg in args:
@@ -52,7 +55,7 @@ def _set_path(node, path, value, shown):
             node = node[part]
 
 
-def build_subset(current, args):
+def build_subset(current: dict[str, Any], args: Sequence[str]) -> dict[str, Any]:
     """The `config` subset to send for `args`, given the board's `current` config."""
     pairs = parse_assignments(args)
     touched = []

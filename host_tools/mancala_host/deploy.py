@@ -11,6 +11,9 @@
 `--dry-run` stages and lists what would be copied, and touches no board.
 """
 
+from __future__ import annotations
+
+import argparse
 import hashlib
 import json
 import os
@@ -26,7 +29,7 @@ KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
 NOT_FIRMWARE = ("manifest.py",)  # micropython-lib freezing manifests: build input, not code
 
 
-def repo_root():
+def repo_root() -> str:
     """The repository holding firmware/ and hardware/: beside this package, else the cwd."""
     here = os.path.dirname(os.path.abspath(__file__))
     for start in (here, os.getcwd()):
@@ -42,7 +45,7 @@ def repo_root():
                      "inside the repository or give --firmware and --profile paths.")
 
 
-def find_tool(name):
+def find_tool(name: str) -> str:
     """A console tool from the venv this Python runs in, else from PATH."""
     beside = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.exists(beside):
@@ -58,7 +61,7 @@ def _sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def profile_path(name, root):
+def profile_path(name: str, root: str) -> str:
     if os.path.exists(name):
         return name
     path = os.path.join(root, "hardware", "profiles", name + ".json")
@@ -68,7 +71,8 @@ def profile_path(name, root):
     return path
 
 
-def stage(firmware, build, profile, compiler=None):
+def stage(firmware: str, build: str, profile: str,
+          compiler: str | None = None) -> list[tuple[str, bool]]:
     """Compile and collect the board's files under `build`; returns [(relative path, compiled)]."""
     manifest_path = os.path.join(build, ".sources.json")
     try:
@@ -130,7 +134,8 @@ def _compile(compiler, src, out, rel):
         raise BoardError("mpy-cross cannot compile %s for the Pico: %s" % (rel, first[-1] if first else "no reason given"))
 
 
-def mpremote_argv(mpremote, port, build, files):
+def mpremote_argv(mpremote: str, port: str, build: str,
+                  files: list[tuple[str, bool]]) -> list[str]:
     """One mpremote run: copy main.py, profile.json and lib/ (hash-checked), then reset."""
     argv = [mpremote, "connect", port]
     tops = sorted(set(rel.split("/")[0] for rel, _ in files))
@@ -143,7 +148,7 @@ def mpremote_argv(mpremote, port, build, files):
     return argv + ["reset"]
 
 
-def firmware_version(firmware):
+def firmware_version(firmware: str) -> str | None:
     try:
         with open(os.path.join(firmware, "lib", "mancala_fw", "app", "__init__.py")) as f:
             m = re.search(r'FIRMWARE_VERSION\s*=\s*"([^"]+)"', f.read())
@@ -152,7 +157,7 @@ def firmware_version(firmware):
     return m.group(1) if m else None
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     root = None
     firmware = args.firmware
     if not firmware:
@@ -185,7 +190,7 @@ def run(args):
     return check_version(port, version, args.timeout)
 
 
-def check_version(port, version, timeout, attempts=20):
+def check_version(port: str, version: str | None, timeout: float, attempts: int = 20) -> int:
     """After the reset: wait for the board and compare the firmware version it reports."""
     from .session import open_client
 

@@ -5,11 +5,18 @@ Each handler takes the parsed arguments and an open `Client` (after hello) and r
 exit code. With `--json` they print the board's answer as JSON, for scripts.
 """
 
+from __future__ import annotations
+
+import argparse
 import json
+from typing import TYPE_CHECKING, Any
 
 from . import configkeys
 from .errors import BoardError
 from .view import board_lines, commentary, record_words, rules_label
+
+if TYPE_CHECKING:
+    from .client import Client
 
 
 def _out(args, answer, lines):
@@ -25,7 +32,7 @@ def _state_lines(state, args):
     return [rules_label(state.get("rules"))] + board_lines(state, colour=args.colour)
 
 
-def cmd_info(args, client):
+def cmd_info(args: argparse.Namespace, client: Client) -> int:
     hello = client.hello_answer
     cfg = client.request("get_config")["config"]
     lines = [
@@ -60,14 +67,14 @@ def _flatten(prefix, value, out):
         out.append("%s=%s" % (".".join(prefix), json.dumps(value)))
 
 
-def config_lines(cfg):
+def config_lines(cfg: dict[str, Any]) -> list[str]:
     """The config as the dotted key=value lines that `config set` accepts."""
-    out = []
+    out: list[str] = []
     _flatten([], cfg, out)
     return out
 
 
-def cmd_config(args, client):
+def cmd_config(args: argparse.Namespace, client: Client) -> int:
     if args.action == "show":
         answer = client.request("get_config")
         _out(args, answer, config_lines(answer["config"]))
@@ -98,7 +105,7 @@ def _after_move(args, answer):
     return 0
 
 
-def cmd_new(args, client):
+def cmd_new(args: argparse.Namespace, client: Client) -> int:
     fields = {}
     if args.first is not None:
         fields["first"] = args.first
@@ -111,7 +118,7 @@ def cmd_new(args, client):
     return 0
 
 
-def cmd_press(args, client):
+def cmd_press(args: argparse.Namespace, client: Client) -> int:
     if len(args.place) > 2:
         raise BoardError("press takes a pit, or a seat and a pit (press 4, press 1 4), got %d "
                          "numbers." % len(args.place), exit_code=2)
@@ -121,19 +128,19 @@ def cmd_press(args, client):
     return _after_move(args, client.request("press", **fields))
 
 
-def cmd_resign(args, client):
+def cmd_resign(args: argparse.Namespace, client: Client) -> int:
     fields = {} if args.seat is None else {"seat": args.seat}
     return _after_move(args, client.request("resign", **fields))
 
 
-def cmd_undo(args, client):
+def cmd_undo(args: argparse.Namespace, client: Client) -> int:
     answer = client.request("undo")
     lines = ["The last move is taken back."] + _state_lines(answer["state"], args)
     _out(args, answer, lines)
     return 0
 
 
-def cmd_demo(args, client):
+def cmd_demo(args: argparse.Namespace, client: Client) -> int:
     fields = {"on": args.action != "off"}
     if args.seed is not None:
         fields["seed"] = args.seed
@@ -147,7 +154,7 @@ def cmd_demo(args, client):
     return 0
 
 
-def cmd_state(args, client):
+def cmd_state(args: argparse.Namespace, client: Client) -> int:
     answer = client.request("state")
     lines = _state_lines(answer["state"], args)
     if "moves" in answer:

@@ -9,30 +9,37 @@ that is not a game log at all (its first line is not a game-log entry) or is emp
 written too, marked `"unfinished": true`, with the position it had reached as its result.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .errors import BoardError
+
+if TYPE_CHECKING:
+    from mancala import Game
 
 FORMAT = "mancala-game-log"
 VERSION = 1
 REQUIRED = ("format", "version", "rules", "first", "moves", "result")
 
 
-def utc_now():
+def utc_now() -> str:
     """ISO 8601 UTC time to the second, the form the log uses for start and end."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def new_game(board, rules, seats, first, started=None):
+def new_game(board: dict[str, Any], rules: dict[str, Any], seats: list[Any], first: int,
+             started: str | None = None) -> dict[str, Any]:
     """A game entry with no moves yet."""
     return {"format": FORMAT, "version": VERSION, "board": board, "rules": rules,
             "seats": seats, "first": first, "started": started or utc_now(), "ended": None,
             "moves": [], "result": None}
 
 
-def mark_unfinished(game, state):
+def mark_unfinished(game: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """Close a game in progress as unfinished: its result is the position reached."""
     game["ended"] = utc_now()
     game["unfinished"] = True
@@ -40,11 +47,11 @@ def mark_unfinished(game, state):
     return game
 
 
-def is_unfinished(game):
+def is_unfinished(game: dict[str, Any]) -> bool:
     return game.get("unfinished") is True
 
 
-def append_game(path, game):
+def append_game(path: str, game: dict[str, Any]) -> None:
     """Add one game as one line, written whole and synced, so a crash leaves either the
     whole line or (at worst) a torn last line that readers skip and the next write steps over."""
     line = json.dumps(game, separators=(",", ":"), sort_keys=True) + "\n"
@@ -66,7 +73,7 @@ class NotAGameLog(BoardError):
     """The file is empty, or its first line is not a game-log entry: one sentence for it all."""
 
 
-def read_log(path):
+def read_log(path: str) -> list[tuple[int, dict[str, Any] | None, str | None]]:
     """(line number, game dict or None, reason or None) for every non-empty line of the log.
 
     Raises NotAGameLog for an empty file or one whose first line is not a game-log entry of
@@ -76,7 +83,7 @@ def read_log(path):
             lines = f.readlines()
     except OSError as exc:
         raise BoardError("Could not read the game log %s: %s." % (path, exc.strerror or exc))
-    entries = []
+    entries: list[tuple[int, dict[str, Any] | None, str | None]] = []
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
@@ -116,7 +123,7 @@ def _shape_problem(game):
     return None
 
 
-def start_engine(game):
+def start_engine(game: dict[str, Any]) -> Game:
     """The engine Game at the start of a logged game; ValueError says what is wrong."""
     try:
         from mancala import Game, Rules
@@ -133,7 +140,7 @@ def start_engine(game):
         raise ValueError("its first seat is not valid: %s" % exc)
 
 
-def apply_move(engine, move, number):
+def apply_move(engine: Game, move: dict[str, Any], number: int) -> Any:
     """Play or resign one logged move on the engine; ValueError names the move and the fault."""
     if not isinstance(move, dict) or not isinstance(move.get("seat"), int):
         raise ValueError("move %d is not {\"seat\": s, \"pit\": n} or {\"seat\": s, \"resign\": true}" % number)
@@ -154,7 +161,7 @@ def apply_move(engine, move, number):
             number, seat, "resign" if move.get("resign") else "play pit %s" % move.get("pit"), exc))
 
 
-def check_game(game):
+def check_game(game: dict[str, Any]) -> tuple[Game, list[Any]]:
     """Replay `game`; return (engine, records) or raise ValueError with the reason it fails."""
     engine = start_engine(game)
     records = []
@@ -175,7 +182,9 @@ def check_game(game):
     return engine, records
 
 
-def good_games(paths, report=None, unfinished=False):
+def good_games(paths: Iterable[str],
+               report: Callable[[str, int | None, str], None] | None = None,
+               unfinished: bool = False) -> Iterator[tuple[str, int, dict[str, Any], list[Any], dict[str, Any]]]:
     """(path, line, game, records, final state) for every game that replays (unfinished ones
     only when `unfinished`); `report(path, line, reason)` is called for each one that does not,
     and `report(path, None, sentence)` for a file that is not a game log."""
@@ -197,5 +206,6 @@ def good_games(paths, report=None, unfinished=False):
                 if report:
                     report(path, number, reason)
                 continue
+            assert game is not None  # read_log gives a reason for every line without a game
             if unfinished or not is_unfinished(game):
                 yield path, number, game, records, engine.to_dict()

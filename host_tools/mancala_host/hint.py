@@ -6,17 +6,24 @@ game changes on the board before the search ends, the board answers `hint_droppe
 `--json` the answer is printed as JSON, as drive.py does.
 """
 
+from __future__ import annotations
+
+import argparse
 import json
+from typing import TYPE_CHECKING, Any
 
 from .errors import BoardError, BoardRefused
 from .session import connect
+
+if TYPE_CHECKING:
+    from .client import Client
 
 # The board's search takes up to its CPU budget of 1 s (app.autoplay.THINK_MS), measured on
 # the board's clock; give the answer that much room and as much again beyond --timeout.
 SEARCH_S = 2.0
 
 
-def ask(client):
+def ask(client: Client) -> dict[str, Any]:
     """The board's hint answer: a dict with seat and pit; BoardError in one sentence if not."""
     try:
         answer = client.request("hint", timeout=client.timeout + SEARCH_S)
@@ -39,7 +46,7 @@ def ask(client):
     return answer
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     with connect(args) as client:
         answer = ask(client)
     if args.json:

@@ -89,8 +89,9 @@ def source_version(tree):
             text = f.read()
     except OSError:
         return None
-    parts = [re.search(r"#define MICROPY_VERSION_%s (\d+)" % p, text) for p in ("MAJOR", "MINOR", "MICRO")]
-    return ".".join(m.group(1) for m in parts) if all(parts) else None
+    found = [re.search(r"#define MICROPY_VERSION_%s (\d+)" % p, text) for p in ("MAJOR", "MINOR", "MICRO")]
+    parts = [m.group(1) for m in found if m is not None]
+    return ".".join(parts) if len(parts) == 3 else None
 
 
 def check_tree(tree, where):

@@ -7,6 +7,10 @@ seat's share, its fair share, margins) is drawn in greys and black, so it cannot
 one. A panel with nothing to show says "no data for ..." instead of an empty axis.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from .errors import BoardError
 from .view import SEAT_COLOURS
 
@@ -146,7 +150,7 @@ def _name(name):
     return "%s\n%s" % (head, size) if head else name
 
 
-def draw(by, path):
+def draw(by: dict[str, Any], path: str) -> None:
     """Draw the figures of `by` (stats.summarise, finished variants only) into path."""
     plt, fig = figure(by)
     try:
@@ -157,7 +161,7 @@ def draw(by, path):
         plt.close(fig)
 
 
-def figure(by):
+def figure(by: dict[str, Any]) -> tuple[Any, Any]:
     """(pyplot, the Figure) of `by`; its axes are wins, first seat, length, margin."""
     plt, MaxNLocator = _matplotlib()
     names = sorted(by)

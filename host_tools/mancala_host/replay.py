@@ -6,6 +6,9 @@ stopped before it ended) adds up when its moves reach the position it records; i
 as unfinished, and `--step` ends it by saying so.
 """
 
+from __future__ import annotations
+
+import argparse
 import sys
 import time
 
@@ -14,7 +17,7 @@ from .errors import BoardError
 from .view import board_lines, record_words, rules_label
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.step:
         return step(args)
     total = unfinished = 0
@@ -28,7 +31,7 @@ def run(args):
                 reason = str(exc)
         if reason:
             bad.append((number, reason))
-        elif gamelog.is_unfinished(game):
+        elif game is not None and gamelog.is_unfinished(game):
             unfinished += 1
     for number, reason in bad:
         print("%s line %d: %s." % (args.file, number, reason))
@@ -50,7 +53,7 @@ def _pick(args):
     return number, game
 
 
-def step(args):
+def step(args: argparse.Namespace) -> int:
     number, game = _pick(args)
     try:
         engine = gamelog.start_engine(game)

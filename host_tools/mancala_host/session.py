@@ -3,8 +3,13 @@
 Tests replace `open_transport` (module attribute) to hand the CLI a fake port.
 """
 
+from __future__ import annotations
+
+import argparse
 import contextlib
+import threading
 import time
+from typing import Iterator
 
 from . import transport as _transport
 from .client import Client
@@ -15,7 +20,7 @@ open_transport = _transport.open_transport
 
 
 @contextlib.contextmanager
-def connect(args):
+def connect(args: argparse.Namespace) -> Iterator[Client]:
     """A Client on args.port (or the board found by USB ID) that has said hello."""
     client = open_client(getattr(args, "port", None), getattr(args, "timeout", 5.0))
     try:
@@ -24,7 +29,7 @@ def connect(args):
         client.close()
 
 
-def open_client(port, timeout=5.0):
+def open_client(port: str | None, timeout: float = 5.0) -> Client:
     line = open_transport(port)
     client = Client(line, timeout=timeout)
     try:
@@ -35,7 +40,8 @@ def open_client(port, timeout=5.0):
     return client
 
 
-def reopen(port, timeout=5.0, stop=None):
+def reopen(port: str | None, timeout: float = 5.0,
+           stop: threading.Event | None = None) -> Client | None:
     """Opens the board on port again after it went away (cable bumped, sim restarted), trying
     a few times a second: a live view should wait for it, not die. Returns the client, or None
     once stop (a threading.Event) is set. Ctrl-C ends the wait as usual."""

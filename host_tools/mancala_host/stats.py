@@ -12,10 +12,14 @@ Figures, per variant:
 Unfinished games (recording stopped before the end) are counted as unfinished and nowhere else.
 """
 
+from __future__ import annotations
+
+import argparse
 import csv
 import os
 import statistics
 import sys
+from typing import Any, Iterable
 
 from . import gamelog
 from .errors import BoardError
@@ -38,9 +42,10 @@ def _collect(paths):
     return games, bad
 
 
-def summarise(games):
+def summarise(games: Iterable[tuple[str, int, dict[str, Any], list[Any], dict[str, Any]]]
+              ) -> dict[str, Any]:
     """Per variant: counts the tables and the plot are made of."""
-    by = {}
+    by: dict[str, Any] = {}
     for _, _, game, _, final in games:
         places, stores = game["result"]["places"], game["result"]["stores"]
         players = len(places)
@@ -78,7 +83,7 @@ def _left_when_won(game, winner, runner_up):
     return sum(engine.to_dict()["pits"][runner_up])
 
 
-def finished(by):
+def finished(by: dict[str, Any]) -> dict[str, Any]:
     """The variants with at least one finished game, by name."""
     return dict((name, v) for name, v in by.items() if v["games"])
 
@@ -87,7 +92,7 @@ def _pct(n, d):
     return "%5.1f%%" % (100.0 * n / d) if d else "    -"
 
 
-def tables(by):
+def tables(by: dict[str, Any]) -> list[str]:
     """The tables as lines of text, ready for a slide."""
     unfinished = sum(v["unfinished"] for v in by.values())
     note = ["", "%d unfinished game(s) (recording stopped before the end) are not counted above." % unfinished] \
@@ -137,7 +142,7 @@ def tables(by):
 PLOT_FORMATS = ("png", "svg", "pdf")
 
 
-def plot_path(path):
+def plot_path(path: str) -> str:
     """The file the plot will be written to: PATH itself, or PATH.png when it has no extension.
     An extension that is not a format we write is one sentence listing the ones we do."""
     ext = os.path.splitext(path)[1]
@@ -149,7 +154,7 @@ def plot_path(path):
     return path
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     path = plot_path(args.plot) if args.plot else None
     games, bad = _collect(args.files)
     by = summarise(games)
@@ -175,7 +180,7 @@ COLUMNS = ["game", "file", "line", "variant", "players", "pits", "seeds", "first
            "finished", "stores_after", "unfinished"]
 
 
-def run_export(args):
+def run_export(args: argparse.Namespace) -> int:
     games, bad = _collect(args.files)
     try:
         stream = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout

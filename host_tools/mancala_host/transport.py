@@ -6,11 +6,14 @@ port given, `find_board` looks for a MicroPython RP2040 by its USB VID:PID, as m
 Tests use the scripted fake in `tests/fakeport.py`, which has the same four members.
 """
 
+from __future__ import annotations
+
 import errno
 import os
 import stat
 import sys
 import time
+from typing import Any, Callable, Iterable, Sequence
 
 from .errors import BoardError, PortLost
 
@@ -26,29 +29,29 @@ class Transport:
 
     name = "?"
 
-    def others(self):
+    def others(self) -> str:
         """A clause for messages about a confused line: who else may be reading it."""
         return "another program may have the port open and be taking part of the board's " \
                "answers: close it"
 
-    def write_line(self, data):
+    def write_line(self, data: bytes) -> None:
         raise NotImplementedError
 
-    def read_line(self, timeout):
+    def read_line(self, timeout: float) -> bytes | None:
         raise NotImplementedError
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def describe_ports(ports):
+def describe_ports(ports: Sequence[Any]) -> str:
     """'device (description)' for each port, for messages listing what was found."""
     if not ports:
         return "none"
     return ", ".join("%s (%s)" % (p.device, p.description or "no description") for p in ports)
 
 
-def find_board(list_ports=None):
+def find_board(list_ports: Callable[[], Iterable[Any]] | None = None) -> str:
     """The device path of the one connected board; BoardError naming what was found otherwise."""
     if list_ports is None:
         from serial.tools import list_ports as lp
@@ -65,7 +68,7 @@ def find_board(list_ports=None):
     raise BoardError("Several boards found (%s); choose one with --port." % describe_ports(boards))
 
 
-def holders(port):
+def holders(port: str) -> list[str]:
     """'name (pid N)' for every other process that has the device behind `port` open, as far
     as /proc lets this user see (Linux; elsewhere, or for a URL, nothing)."""
     if "://" in port:
@@ -102,7 +105,7 @@ def holders(port):
     return found
 
 
-def held_by_others(port):
+def held_by_others(port: str) -> str:
     """A clause naming the other programs that have `port` open, or saying one may."""
     others = holders(port)
     if others:
@@ -112,7 +115,7 @@ def held_by_others(port):
            "taking part of the board's answers: close it"
 
 
-def stale_link(path):
+def stale_link(path: str) -> str | None:
     """A sentence for a symlink whose pty is gone (a virtual board that has stopped), or None."""
     if "://" in path or not os.path.islink(path) or os.path.exists(path):
         return None
@@ -124,7 +127,7 @@ def stale_link(path):
     return "%s is a link to %s, which is gone: check the path given with --port." % (path, target)
 
 
-def open_error(port, exc):
+def open_error(port: str, exc: BaseException) -> BoardError:
     """One sentence for a port that would not open."""
     text = str(exc)
     code = getattr(exc, "errno", None)
@@ -149,12 +152,12 @@ def open_error(port, exc):
 class SerialTransport(Transport):
     """A pyserial port carrying the board's JSON lines."""
 
-    def __init__(self, port, baudrate=115200):
+    def __init__(self, port: str, baudrate: int = 115200) -> None:
         import serial
 
         self._serial_mod = serial
         self.name = port
-        kwargs = {"baudrate": baudrate, "timeout": 0.05, "write_timeout": 2}
+        kwargs: dict[str, Any] = {"baudrate": baudrate, "timeout": 0.05, "write_timeout": 2}
         if "://" not in port:
             kwargs["exclusive"] = True  # a second opener would steal half the lines
         try:
@@ -169,7 +172,7 @@ class SerialTransport(Transport):
                              % (port, "; ".join(others)))
         self._buf = bytearray()
 
-    def write_line(self, data):
+    def write_line(self, data: bytes) -> None:
         if len(data) + 1 > MAX_LINE:
             raise BoardError("The request is %d bytes long; the board takes lines of at most %d "
                              "bytes, so send fewer settings at once." % (len(data) + 1, MAX_LINE))
@@ -179,7 +182,7 @@ class SerialTransport(Transport):
         except (self._serial_mod.SerialException, OSError) as exc:
             raise PortLost("The line to the board on %s was lost while writing (%s)." % (self.name, exc))
 
-    def read_line(self, timeout):
+    def read_line(self, timeout: float) -> bytes | None:
         deadline = time.monotonic() + timeout
         while True:
             nl = self._buf.find(b"\n")
@@ -202,11 +205,11 @@ class SerialTransport(Transport):
             if time.monotonic() >= deadline:
                 return None
 
-    def others(self):
+    def others(self) -> str:
         """A clause for messages: the other programs that hold this port, or that one may."""
         return held_by_others(self.name)
 
-    def close(self):
+    def close(self) -> None:
         try:
             self._port.close()
         except Exception:  # closing a port that vanished must not hide the real fault
@@ -216,7 +219,7 @@ class SerialTransport(Transport):
 SIM_LINK = "mancala-sim.pty"  # where `make sim` (the terminal view) puts its serial line
 
 
-def open_transport(port=None):
+def open_transport(port: str | None = None) -> SerialTransport:
     """A SerialTransport on `port`, else $MANCALA_PORT, else the one board found by USB ID,
     else the virtual board that `make sim` runs in this folder."""
     port = port or os.environ.get("MANCALA_PORT")

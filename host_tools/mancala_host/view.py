@@ -6,6 +6,10 @@ event (or a move record) into sentences such as "Seat 2 sows 5 from pit 3; the l
 lands in seat 3's store: seat 2 moves again". Seats are numbered from 0, as on the board.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 from .colours import seat_colours, seat_names
 
 # The board's own seat colours (the firmware's palette), so the text matches the LEDs.
@@ -21,13 +25,13 @@ def _ansi(hex_colour):
     return "\x1b[38;2;%d;%d;%dm" % (r, g, b)
 
 
-def paint(text, seat, colour):
+def paint(text: str, seat: int, colour: bool) -> str:
     if not colour:
         return text
     return _ansi(SEAT_COLOURS[seat % len(SEAT_COLOURS)]) + text + RESET
 
 
-def rules_label(rules):
+def rules_label(rules: dict[str, Any] | None) -> str:
     """'Kalah, 6 pits, 4 seeds (empty capture, no wipe-out capture)' and the like."""
     if not isinstance(rules, dict):
         return "unknown rules"
@@ -44,7 +48,7 @@ def rules_label(rules):
         rules.get("players"), rules.get("pits"), rules.get("seeds"), tail)
 
 
-def variant_key(rules):
+def variant_key(rules: dict[str, Any]) -> str:
     """A short name for grouping games by variant: 'kalah 6x4', 'basic 3p 4x4'."""
     if rules.get("variant") == "kalah":
         name = "kalah"
@@ -70,7 +74,7 @@ def _seat_status(state, seat):
     return ""
 
 
-def board_lines(state, colour=False):
+def board_lines(state: dict[str, Any], colour: bool = False) -> list[str]:
     """The board as lines of text."""
     pits, stores = state["pits"], state["stores"]
     active = state.get("active") or []
@@ -99,7 +103,7 @@ def board_lines(state, colour=False):
     return lines
 
 
-def result_words(places, stores):
+def result_words(places: Sequence[int | None], stores: Sequence[int]) -> str:
     """'seat 0 wins, 30 stones to 18' / 'a draw, 24 stones each' / 'place 1: seat 2 ...'."""
     if len(places) == 2 and None not in places:
         if places[0] == places[1]:
@@ -120,15 +124,15 @@ def _where(pos, mover):
     return ("its own pit %d" % pit) if seat == mover else "seat %d's pit %d" % (seat, pit)
 
 
-def record_words(rec):
+def record_words(rec: dict[str, Any]) -> str:
     """One sentence for an engine move record (docs/architecture.md §2)."""
     seat = rec.get("seat")
     if rec.get("kind") == "resign":
-        text = "Seat %d resigns" % seat
+        text = "Seat %d resigns" % rec["seat"]
     else:
         sown = rec.get("sown") or []
         stones = rec.get("stones", len(sown))
-        text = "Seat %d sows %d from pit %d" % (seat, stones, rec.get("pit"))
+        text = "Seat %d sows %d from pit %d" % (rec["seat"], stones, rec["pit"])
         if sown:
             text += "; the last stone lands in %s" % _where(sown[-1], seat)
         cap = rec.get("capture")
@@ -137,7 +141,7 @@ def record_words(rec):
             opposite = " and seat %d's pit %d" % (frm[0], frm[1]) if len(frm) == 2 else ""
             text += ", capturing %d stones from its pit %d%s" % (cap.get("stones", 0), cap.get("pit", 0), opposite)
         if rec.get("extra") and not rec.get("over"):
-            text += ": seat %d moves again" % seat
+            text += ": seat %d moves again" % rec["seat"]
     for s in rec.get("finished") or []:
         places = rec.get("places") or []
         place = places[s] if s < len(places) else None
@@ -151,7 +155,7 @@ def record_words(rec):
     return text + "."
 
 
-def commentary(event):
+def commentary(event: dict[str, Any]) -> str | None:
     """Plain words for a protocol event; None for events a person need not read."""
     name = event.get("event")
     if name in ("move", "resign") and isinstance(event.get("record"), dict):

@@ -7,6 +7,9 @@ When the board goes away (cable bumped, sim restarted), watch says so, waits for
 on with the board's state as it is then.
 """
 
+from __future__ import annotations
+
+import argparse
 import collections
 import re
 import shutil
@@ -39,7 +42,7 @@ def _wrap(text, width):
     return lines
 
 
-def side_by_side(left, notes, total_width):
+def side_by_side(left: list[str], notes: list[str], total_width: int) -> list[str]:
     """The board lines with the commentary wrapped into a column to their right."""
     lw = max(_width(l) for l in left) + 4
     cw = max(20, total_width - lw - 1)
@@ -56,7 +59,7 @@ def side_by_side(left, notes, total_width):
     return out
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     plain = args.plain or not sys.stdout.isatty()
     line = [open_client(args.port, args.timeout)]  # the client now, after any reconnection
     try:
@@ -69,7 +72,7 @@ def _watch(line, args, plain):
     client = line[0]
     port = args.port  # None: found by USB ID again, wherever the board comes back
     state = client.request("state")["state"]
-    notes = collections.deque(maxlen=16)
+    notes: collections.deque[str] = collections.deque(maxlen=16)
     title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
     print("Watching %s; stop with Ctrl-C." % title, flush=True)
 
@@ -107,6 +110,7 @@ def _back(port, timeout):
     """Waits for the board to come back; returns (client, its state)."""
     while True:
         client = reopen(port, timeout)
+        assert client is not None  # with no stop event, reopen waits until it opens
         try:
             return client, client.request("state")["state"]
         except BoardError:

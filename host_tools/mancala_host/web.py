@@ -9,10 +9,13 @@ it (so the page can replay the sowing stone by stone), `seq` (one more for every
 undo and new game) and `stone_ms`, the page's time per stone.
 """
 
+from __future__ import annotations
+
 import http.server
 import json
 import queue
 import threading
+from typing import Any
 
 from .errors import BoardError
 from .session import open_client, reopen
@@ -32,7 +35,7 @@ class Hub:
         self.listeners = []
         self.snapshot = {}
         self.notes = []
-        self.requests = queue.Queue()
+        self.requests: queue.Queue[Any] = queue.Queue()
         self.seq = 0
 
     def publish(self, **changes):
@@ -44,7 +47,7 @@ class Hub:
                 q.put(data)
 
     def listen(self):
-        q = queue.Queue()
+        q: queue.Queue[str] = queue.Queue()
         with self.lock:
             self.listeners.append(q)
             q.put(json.dumps(self.snapshot))
@@ -108,7 +111,7 @@ def board_loop(client, hub, stop, planner, fixed_ms=None):
         text = commentary(ev) if ev.get("event") not in ("log", "config") else None  # not for a class
         if text:
             hub.notes.append(text)
-        changes = {}
+        changes: dict[str, Any] = {}
         if ev.get("event") in ("move", "resign"):
             changes.update(record=ev.get("record"), before=state)
         elif ev.get("event") in ("new_game", "undo"):
@@ -184,7 +187,7 @@ def make_handler(hub, control):
             except (ValueError, KeyError, TypeError):
                 self._send(400, "text/plain", b"send {\"seat\": s, \"pit\": n}")
                 return
-            reply = queue.Queue()
+            reply: queue.Queue[Any] = queue.Queue()
             hub.requests.put((req, reply))
             try:
                 answer = reply.get(timeout=10)

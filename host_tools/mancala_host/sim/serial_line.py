@@ -7,6 +7,9 @@ master to MicroPython, gives the line the manners of USB CDC:
 - while no host has the port open, the board's output is dropped (a real board's USB stack
   drops it too), so a board played from the keys never stalls on a full tty buffer.
 """
+
+from __future__ import annotations
+
 import errno
 import fcntl
 import os
@@ -67,8 +70,10 @@ class PtyLink:
         os.symlink(self.name, tmp)
         os.replace(tmp, self.link)          # atomic, even over a stale link from an old run
 
-    def host_connected(self):
+    def host_connected(self) -> bool:
         """True while some process has the slave open (the master reports no hang-up)."""
+        if self.master is None:  # removed
+            return False
         p = select.poll()
         p.register(self.master, select.POLLIN)
         for _, ev in p.poll(0):
@@ -76,7 +81,7 @@ class PtyLink:
                 return False
         return True
 
-    def remove(self):
+    def remove(self) -> None:
         try:
             if os.path.islink(self.link) and os.readlink(self.link) == self.name:
                 os.unlink(self.link)
@@ -114,7 +119,7 @@ class Relay:
         self.connected = False
         self.board_closed = False
 
-    def fds(self):
+    def fds(self) -> list[int]:
         self.connected = self.link.host_connected()
         if not self.connected:
             self._drop_whole_lines()
@@ -123,7 +128,7 @@ class Relay:
             wait.append(self.link.master)
         return wait
 
-    def pump(self, ready):
+    def pump(self, ready: list[int]) -> None:
         if self.board_out in ready:
             self._from_board()
         if self.link.master in ready and self.connected:

@@ -3,6 +3,9 @@
 Both keep the board a child of this process that dies with it (PR_SET_PDEATHSIG), and remove
 the pty link on the way out, also on SIGTERM, SIGHUP and Ctrl-C.
 """
+
+from __future__ import annotations
+
 import ctypes
 import json
 import os
@@ -56,7 +59,7 @@ def start_board(setup, stderr=None):
         os.close(out_w)
         if devices is not None:
             devices.handed_over()
-    proc.devices = devices
+    proc.devices = devices  # type: ignore[attr-defined]  # the board's Popen carries them
     return proc, in_w, out_r
 
 
@@ -150,6 +153,7 @@ def run_view(setup, link_path):
     setup.env["MANCALA_SIM_TOUCH"] = touch_path
     setup.env["MANCALA_SIM_FRAMES"] = frames_path
     link = _make_link(link_path)
+    err_w: int | None
     err_r, err_w = os.pipe()
     proc = view = relay = None
     try:

@@ -7,6 +7,9 @@ the menu's values with what each pit sets, and the result ("Game over. Seat 0 wi
 to 20."). It remembers the rules and seats the board last reported, which some sentences need.
 legend() draws the seat colours and count marks from the firmware's own palette.
 """
+
+from __future__ import annotations
+
 import json
 
 from . import view
@@ -25,7 +28,7 @@ class Status:
         self.rules = None   # the rules of the game on the board, once an event has named them
         self.seats = None   # the config's seats, once a config event has named them
 
-    def summary(self, line):
+    def summary(self, line: str) -> str | None:
         """One or two sentences for a line the board sent, the line itself if it is not a
         protocol line, or None for an answer that is no news to a person."""
         try:
@@ -34,7 +37,9 @@ class Status:
             return line
         if not isinstance(msg, dict):
             return line
-        state = msg.get("state") if isinstance(msg.get("state"), dict) else {}
+        state = msg.get("state")
+        if not isinstance(state, dict):
+            state = {}
         if isinstance(state.get("rules"), dict):
             self.rules = state["rules"]
         ev = msg.get("event")
@@ -112,8 +117,10 @@ class Status:
         seat = msg.get("seat")
         if not msg.get("open"):
             return "Menu closed."
-        r = msg.get("rules") if isinstance(msg.get("rules"), dict) else {}
-        values = ["pit 1 variant: %s" % {"kalah": "Kalah", "basic": "Basic"}.get(r.get("variant"), r.get("variant")),
+        r = msg.get("rules")
+        if not isinstance(r, dict):
+            r = {}
+        values = ["pit 1 variant: %s" % {"kalah": "Kalah", "basic": "Basic"}.get(str(r.get("variant")), r.get("variant")),
                   "pit 2 players: %s" % r.get("players"),
                   "pit 3 pits a seat: %s" % r.get("pits"),
                   "pit 4 seeds a pit: %s" % r.get("seeds")]
@@ -139,12 +146,12 @@ def _player(seat):
     return "a person"
 
 
-def summary(line):
+def summary(line: str) -> str | None:
     """Status().summary for one line alone (no memory of earlier lines)."""
     return Status().summary(line)
 
 
-def legend(sides):
+def legend(sides: int) -> str:
     """Seat colours and the count marks, drawn in colour with the display's own palette."""
     from mancala_fw.display import palette
 

@@ -5,6 +5,9 @@ the frames file on every pass.  The terminal goes into raw mode on an alternate 
 is restored on every exit path.  Redraws happen only when something changed, at most FPS
 times a second.
 """
+
+from __future__ import annotations
+
 import json
 import os
 import select
@@ -12,6 +15,7 @@ import signal
 import sys
 import termios
 import time
+from typing import Any
 
 from . import keys, view
 from .status import Status, legend
@@ -99,7 +103,7 @@ class View:
         text = line.decode("utf-8", "replace").rstrip()
         self.last_line = self.status.summary(text) or self.last_line
         rules = self.status.rules or {}
-        shape = (rules.get("players"), rules.get("pits"))
+        shape: tuple[Any, Any] = (rules.get("players"), rules.get("pits"))
         if None not in shape and shape != self.game_shape:
             self.game_shape = shape
             path = getattr(self.setup, "profile_path", None)

@@ -14,7 +14,11 @@ Two things the LEDs alone do not tell a person at a glance are drawn from what t
   an effect, not a count (no count on a 12- to 24-LED ring lights every LED alike): the count
   read before it stays, so the number does not flicker while the ring blinks.
 """
+
+from __future__ import annotations
+
 import math
+from typing import Iterable
 
 LIT = "\u25cf"          # a lit LED
 DARK = "\u00b7"         # a dark LED
@@ -25,11 +29,11 @@ BOLD = "\x1b[1m"
 COLUMN_GAP = 2
 
 
-def fg(rgb):
+def fg(rgb: tuple[int, ...]) -> str:
     return "\x1b[38;2;%d;%d;%dm" % rgb
 
 
-def visible_rgb(g, r, b, frame_max=255):
+def visible_rgb(g: int, r: int, b: int, frame_max: int = 255) -> tuple[int, ...] | None:
     """The terminal colour for one LED's GRB bytes, or None when it is dark.
 
     LED light is linear in the byte while terminal colours are sRGB, so gamma-encode.  The
@@ -43,12 +47,12 @@ def visible_rgb(g, r, b, frame_max=255):
     return tuple(round(255 * (c / top) ** (1 / 2.2)) for c in (r, g, b))
 
 
-def is_fill(grb):
+def is_fill(grb: bytes) -> bool:
     """True when every LED of a ring shows the same lit colour: an effect, not a count."""
     return len(grb) >= 6 and any(grb[:3]) and grb == grb[:3] * (len(grb) // 3)
 
 
-def used_positions(profile_path, players, pits):
+def used_positions(profile_path: str, players: int, pits: int) -> list[str] | None:
     """The position ids the firmware seats a game of players x pits on, or None if the
     firmware's profile code cannot tell (then every ring is drawn as used)."""
     try:
@@ -59,7 +63,7 @@ def used_positions(profile_path, players, pits):
         return None
 
 
-def ring_cells(leds):
+def ring_cells(leds: int) -> tuple[int, list[tuple[int, int]]]:
     """(width, [(row, col) of LED 0, 1, ...]) for a ring drawn as a 3-row loop."""
     if leds <= 2:
         return max(leds, 1), [(0, i) for i in range(leds)]
@@ -108,7 +112,7 @@ class Layout:
         self.width = x - COLUMN_GAP
         self.row_height = 4                 # three rows of ring, one label row
 
-    def origin(self, pid):
+    def origin(self, pid: str) -> tuple[int, int]:
         row, col = self.cell[pid]
         width = self.rings[pid][0]
         return row * self.row_height, self.col_x[col] + (self.col_width[col] - width) // 2
@@ -140,7 +144,7 @@ class DisplayCount:
         return self.counts.decode(kinds)
 
 
-def count_reader(firmware_lib):
+def count_reader(firmware_lib: str) -> DisplayCount:
     """A DisplayCount on the firmware's own display code, imported from firmware_lib
     (firmware/lib). A display module that does not import is an error here, as on the board."""
     import sys
@@ -163,7 +167,7 @@ class Board:
         self.used = None        # position ids of the current game; None: not known, all drawn
         self.counts = {}        # position id -> the last count read from a ring that was no fill
 
-    def set_used(self, used):
+    def set_used(self, used: Iterable[str] | None) -> bool:
         """The positions the current game uses (None: unknown). True if that changed."""
         used = None if used is None else frozenset(used)
         if used == self.used:
@@ -171,34 +175,34 @@ class Board:
         self.used = used
         return True
 
-    def update(self, pin, grb):
+    def update(self, pin: int, grb: bytes) -> bool:
         """Store a frame; returns True when it changes what is shown."""
         if self.frames.get(pin) == grb:
             return False
         self.frames[pin] = grb
         return True
 
-    def ring_bytes(self, pid):
+    def ring_bytes(self, pid: str) -> bytes:
         ring = self.profile["positions"][pid]["ring"]
         frame = self.frames.get(self.pins[ring["chain"]], b"")
         grb = frame[ring["start"] * 3:(ring["start"] + ring["leds"]) * 3]
         return grb + bytes(ring["leds"] * 3 - len(grb))    # a short or missing frame is dark
 
-    def frame_max(self):
+    def frame_max(self) -> int:
         """The largest channel value in the latest frame of every pin."""
         return max((max(f) for f in self.frames.values() if f), default=0)
 
-    def ring_count(self, pid, frame_max=None):
+    def ring_count(self, pid: str, frame_max: int | None = None) -> int:
         if frame_max is None:
             frame_max = self.frame_max()
         return self.count(self.ring_bytes(pid), frame_max)
 
-    def render(self):
+    def render(self) -> list[str]:
         """The board as a list of text lines with ANSI colour codes."""
         layout = self.layout
         height = layout.rows * layout.row_height
         # Each screen cell is (style, character); None is a blank.
-        grid = [[None] * layout.width for _ in range(height)]
+        grid: list[list[tuple[str, str] | None]] = [[None] * layout.width for _ in range(height)]
         frame_max = self.frame_max()
         for pid in self.profile["positions"]:
             top, left = layout.origin(pid)
@@ -249,7 +253,7 @@ class Board:
         return "".join(out)
 
 
-def strip_ansi(text):
+def strip_ansi(text: str) -> str:
     """The text without colour codes (for tests and width checks)."""
     out, i = [], 0
     while i < len(text):
