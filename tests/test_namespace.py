@@ -99,3 +99,26 @@ def test_the_drivers_install_files_list_every_driver_module():
     with open(os.path.join(folder, "manifest.py")) as f:
         manifest = f.read()
     assert 'files=(%s)' % ", ".join('"%s"' % m for m in modules) in manifest
+
+
+def test_the_const_and_ticks_stand_ins_live_in_drivers_compat_only():
+    # One copy of the CPython stand-ins for micropython.const and time.ticks_*: every firmware
+    # module imports them from drivers.compat. The engine keeps its own, as it is installed on
+    # the host without the drivers.
+    import re
+
+    defines = re.compile(r"^\s*def (const|ticks_ms|ticks_diff|ticks_add)\(", re.M)
+    copies = []
+    for folder, dirs, files in os.walk(FIRMWARE_LIB):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for f in files:
+            path = os.path.join(folder, f)
+            rel = os.path.relpath(path, FIRMWARE_LIB).replace(os.sep, "/")
+            if not f.endswith(".py") or rel == "drivers/compat.py" or rel.startswith("mancala/"):
+                continue
+            with open(path) as src:
+                if defines.search(src.read()):
+                    copies.append(rel)
+    assert copies == [], "import const/ticks_* from drivers.compat instead: %s" % copies
+    with open(os.path.join(FIRMWARE_LIB, "drivers", "compat.py")) as src:
+        assert len(defines.findall(src.read())) == 4

@@ -18,11 +18,7 @@ they do nothing.
 
 import gc
 
-try:
-    from time import ticks_diff
-except ImportError:  # CPython
-    def ticks_diff(a, b):
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from drivers.compat import ticks_diff
 
 GARBAGE_MAX = 32 * 1024
 SLICE_EVERY_MS = 250
