@@ -73,6 +73,10 @@ def _parser():
                         "the filesystem gets only profile.json")
     p.add_argument("--blank", action="store_true",
                    help="rp2040 target: start with an empty filesystem (deploy onto it)")
+    p.add_argument("--pace", choices=("realtime", "free"),
+                   help="rp2040 target: realtime (default) never lets emulated time run ahead "
+                        "of the host's; free skips every wait at once (for runs fed by "
+                        "nothing but the serial line)")
     p.add_argument("--trace", metavar="FILE",
                    help="rp2040 target: append JSON lines with the emulated time of each pad "
                         "change, LED frame and serial line to FILE")
@@ -89,7 +93,7 @@ def _check_target(args):
             raise UsageError("--source is for the unix target: the emulated Pico runs what "
                              "deploy puts on a board")
     else:
-        for name in ("image", "blank", "trace"):
+        for name in ("image", "blank", "trace", "pace"):
             if getattr(args, name):
                 raise UsageError("--%s needs --target rp2040" % name)
     if args.image and args.blank:

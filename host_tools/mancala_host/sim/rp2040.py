@@ -226,6 +226,8 @@ class Rp2040Setup:
             env["MANCALA_SIM_CHIPS"] = chips
         argv = [node, HARNESS, "--bootrom", bootrom, "--image", image, "--flash", flash_file]
         argv += _i2c_args(profile_path)
+        if args.pace:
+            argv += ["--pace", args.pace]
         if args.trace:
             trace = os.path.abspath(args.trace)
             argv += ["--trace", trace]
