@@ -81,6 +81,14 @@ def test_a_missing_or_wrong_image_is_one_sentence(tmp_path, monkeypatch, capsys,
     assert says in one_sentence(capsys.readouterr().err)
 
 
+def test_a_flash_file_of_the_wrong_size_is_refused_not_erased(tmp_path):
+    flash = tmp_path / rp2040.FLASH_FILE
+    flash.write_bytes(b"precious" * 100)
+    with pytest.raises(launcher.UsageError, match="is not a Pico flash image"):
+        rp2040.prepare_flash(str(flash), {"main.py": b"pass\n"})
+    assert flash.read_bytes() == b"precious" * 100
+
+
 def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
     """The rp2 port's geometry, and exactly what deploy stages (lib .mpy, main.py, profile)."""
     profile = os.path.join(ROOT, "hardware", "profiles", "duo.json")

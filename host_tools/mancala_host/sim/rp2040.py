@@ -166,14 +166,15 @@ def prepare_flash(path, files):
             f.write(flash)
         os.replace(path + ".new", path)
         return
+    size = os.path.getsize(path)
+    if size != FLASH_SIZE:
+        raise UsageError("%s is not a Pico flash image (%d bytes, not %d): remove it to start "
+                         "with a new one" % (path, size, FLASH_SIZE))
     if not files:
         return
     with open(path, "r+b") as f:
         f.seek(FS_OFFSET)
         region = f.read(FS_BLOCK * FS_BLOCKS)
-        if len(region) != FS_BLOCK * FS_BLOCKS:
-            raise UsageError("%s is not a Pico flash image (it is too short): remove it to start "
-                             "with a new one" % path)
         try:
             fs = _littlefs(region)
         except Exception:
@@ -230,6 +231,10 @@ class Rp2040Setup:
             argv += ["--pace", args.pace]
         if args.trace:
             trace = os.path.abspath(args.trace)
+            try:
+                open(trace, "ab").close()
+            except OSError as e:
+                raise UsageError("cannot write the trace %s: %s" % (trace, e.strerror or e))
             argv += ["--trace", trace]
             env["MANCALA_SIM_TRACE"] = trace  # the device process writes the pad lines
         self.env = env

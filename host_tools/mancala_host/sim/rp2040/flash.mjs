@@ -59,10 +59,11 @@ export class FlashFile {
     let fresh = true;
     if (fs.existsSync(path)) {
       const old = fs.readFileSync(path);
-      if (old.length === FLASH_SIZE) {
-        this.data.set(old);
-        fresh = false;
+      if (old.length !== FLASH_SIZE) {
+        throw new Error(`${path} is not a Pico flash image (${old.length} bytes, not ${FLASH_SIZE})`);
       }
+      this.data.set(old);
+      fresh = false;
     }
     if (fresh) {
       this.data.fill(0xff);

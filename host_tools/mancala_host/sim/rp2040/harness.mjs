@@ -78,8 +78,16 @@ function main() {
   } catch (e) {
     fail(e.code ? `${e.path || ''}: ${e.code}` : e.message);
   }
-  const trace = new Trace(opts.trace);
-  const framesFd = process.env.MANCALA_SIM_FRAMES ? fs.openSync(process.env.MANCALA_SIM_FRAMES, 'a') : null;
+  let trace;
+  let framesFd = null;
+  try {
+    trace = new Trace(opts.trace);
+    if (process.env.MANCALA_SIM_FRAMES) {
+      framesFd = fs.openSync(process.env.MANCALA_SIM_FRAMES, 'a');
+    }
+  } catch (e) {
+    fail(`cannot write ${e.path}: ${e.code}`);
+  }
   const log = (text) => process.stderr.write(`emulated Pico: ${text}\n`);
 
   let board = null;
