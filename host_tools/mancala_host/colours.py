@@ -10,6 +10,11 @@ washed out on a gamma-encoded screen.
     seat_names()     # ['sky blue', 'vermillion', 'bluish green', 'yellow']
     seat_colour(s)   # seat s's CSS hex
 """
+
+from __future__ import annotations
+
+from typing import Sequence
+
 from .bringup import firmware_lib
 
 
@@ -20,22 +25,22 @@ def _palette():
     return palette
 
 
-def css(rgb):
+def css(rgb: Sequence[int]) -> str:
     """'#rrggbb' for an (r, g, b) of 0..255."""
     return "#%02x%02x%02x" % tuple(rgb)
 
 
-def seat_colours():
+def seat_colours() -> list[str]:
     """Every seat's colour as CSS hex, seat 0 first (as many as the palette has seats)."""
     return [css(c) for c in _palette().SEAT_SRGB]
 
 
-def seat_names():
+def seat_names() -> list[str]:
     """Every seat's colour in words, seat 0 first."""
     return list(_palette().SEAT_NAMES)
 
 
-def seat_colour(seat):
+def seat_colour(seat: int) -> str:
     """Seat `seat`'s CSS hex colour."""
     colours = seat_colours()
     return colours[seat % len(colours)]

@@ -20,6 +20,8 @@ frozen modules from scratch and the C code incrementally (a few seconds); a chan
 source or the board definition builds in a fresh folder (about a minute with 2 jobs).
 """
 
+from __future__ import annotations
+
 import argparse
 import hashlib
 import os
@@ -28,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from typing import Sequence, TextIO
 
 from .errors import BoardError
 
@@ -36,7 +39,7 @@ UPSTREAM = "https://github.com/micropython/micropython.git"
 BOARD = "MANCALA_PICO"
 
 
-def project_version(root):
+def project_version(root: str) -> str:
     """The version in pyproject.toml, which names the image."""
     path = os.path.join(root, "pyproject.toml")
     try:
@@ -51,7 +54,7 @@ def project_version(root):
     return m.group(1)
 
 
-def image_path(root, version):
+def image_path(root: str, version: str) -> str:
     return os.path.join(root, "build", "firmware", "mancala-board-%s.uf2" % version)
 
 
@@ -63,7 +66,7 @@ def _sha256(path):
     return h.hexdigest()
 
 
-def check_archive(path):
+def check_archive(path: str) -> str:
     """The archive's sha256, checked against SHA256SUMS beside it when that lists it."""
     digest = _sha256(path)
     sums = os.path.join(os.path.dirname(os.path.abspath(path)), "SHA256SUMS")
@@ -82,7 +85,7 @@ def check_archive(path):
     return digest
 
 
-def source_version(tree):
+def source_version(tree: str) -> str | None:
     """The MicroPython version a source tree declares in py/mpconfig.h."""
     try:
         with open(os.path.join(tree, "py", "mpconfig.h")) as f:
@@ -94,7 +97,7 @@ def source_version(tree):
     return ".".join(parts) if len(parts) == 3 else None
 
 
-def check_tree(tree, where):
+def check_tree(tree: str, where: str) -> str:
     """A MicroPython source tree that can build RPI_PICO, or BoardError saying what it lacks."""
     version = source_version(tree)
     if version is None or not os.path.isdir(os.path.join(tree, "ports", "rp2")):
@@ -109,7 +112,7 @@ def check_tree(tree, where):
     return tree
 
 
-def unpack(archive, digest, work):
+def unpack(archive: str, digest: str, work: str) -> str:
     """The tree inside archive, unpacked once into work/src-<digest>."""
     dest = os.path.join(work, "src-" + digest[:16])
     if os.path.isdir(dest):
@@ -143,7 +146,7 @@ def unpack(archive, digest, work):
     return os.path.join(dest, tops[0])
 
 
-def clone(work):
+def clone(work: str) -> str:
     """A clone of the upstream tag with the submodules RPI_PICO needs, made once."""
     dest = os.path.join(work, "micropython-v" + MICROPYTHON_VERSION)
     stamp = os.path.join(dest, ".mancala-cloned")
@@ -164,7 +167,7 @@ def clone(work):
     return dest
 
 
-def firmware_files(root):
+def firmware_files(root: str) -> list[str]:
     """Every file the image is made of on our side: the board definition, main.py and lib/."""
     firmware = os.path.join(root, "firmware")
     found = []
@@ -176,7 +179,7 @@ def firmware_files(root):
     return found
 
 
-def inputs_key(root, source_key, version):
+def inputs_key(root: str, source_key: str, version: str) -> str:
     """The cache key: what the image is built from."""
     h = hashlib.sha256()
     h.update(("%s\n%s\n%s\n" % (MICROPYTHON_VERSION, source_key, version)).encode())
@@ -187,7 +190,7 @@ def inputs_key(root, source_key, version):
     return h.hexdigest()
 
 
-def configure_key(root, source_key, version):
+def configure_key(root: str, source_key: str, version: str) -> str:
     """What the C build's configuration depends on; a new one gets a fresh build folder."""
     h = hashlib.sha256(("%s\n%s\n" % (source_key, version)).encode())
     board = os.path.join(root, "firmware", "board")
@@ -198,7 +201,7 @@ def configure_key(root, source_key, version):
     return h.hexdigest()
 
 
-def check_toolchain():
+def check_toolchain() -> None:
     missing = [tool for tool in ("arm-none-eabi-gcc", "cmake", "make", "gcc") if not shutil.which(tool)]
     if missing:
         raise BoardError("The ARM toolchain is not installed (missing %s): run 'make firmware', "
@@ -219,7 +222,7 @@ def _run(argv, cwd, log, what, env=None):
         raise BoardError("The build failed while %s (the whole log is in %s): %s" % (what, log, last))
 
 
-def build(root, source=None, jobs=2, out=sys.stdout):
+def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys.stdout) -> str:
     """Builds (or finds up to date) the image; returns its path."""
     from . import deploy, uf2
 
@@ -253,6 +256,7 @@ def build(root, source=None, jobs=2, out=sys.stdout):
 
     check_toolchain()
     if source_key.startswith("archive:"):
+        assert source is not None  # an archive key comes from a source path
         tree = check_tree(unpack(source, source_key[8:], work), source)
     elif tree is None:
         tree = check_tree(clone(work), "the clone of MicroPython v" + MICROPYTHON_VERSION)
@@ -305,7 +309,7 @@ def build(root, source=None, jobs=2, out=sys.stdout):
     return target
 
 
-def up_to_date(root, source):
+def up_to_date(root: str, source: str) -> bool:
     """True when the image in build/ was built from these sources (tests use it)."""
     version = project_version(root)
     if not os.path.exists(image_path(root, version)):
@@ -335,7 +339,7 @@ def _remove(path):
         pass
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     from .deploy import repo_root
 
     p = argparse.ArgumentParser(prog="python -m mancala_host.imagebuild", description=__doc__.split("\n")[0])

@@ -14,6 +14,8 @@ is given:
 Each failure is one `ImageError` sentence.
 """
 
+from __future__ import annotations
+
 import re
 import struct
 
@@ -52,7 +54,7 @@ class Image:
         self.end = start + len(payload)
         self.blocks = blocks
 
-    def banner(self):
+    def banner(self) -> tuple[str | None, str | None]:
         """(MicroPython version, machine) as the image's REPL banner states them; None for
         a part the image does not contain."""
         m = MICROPYTHON_VERSION.search(self.payload)
@@ -60,14 +62,14 @@ class Image:
         return (m.group(1).decode() if m else None,
                 machine.group(1).decode() + " with " + machine.group(2).decode() if machine else None)
 
-    def firmware_version(self):
+    def firmware_version(self) -> str | None:
         """The Mancala firmware version the banner names, or None (a stock image)."""
         machine = BANNER_MACHINE.search(self.payload)
         m = BANNER_VERSION.search(machine.group(1) + b" ") if machine else None
         return m.group(1).decode() if m else None
 
 
-def read_blocks(data, name="the image"):
+def read_blocks(data: bytes, name: str = "the image") -> Image:
     """Parses UF2 bytes into an Image, checking the family and the order of every block."""
     if not data:
         raise ImageError("%s is empty: it is not a UF2 image." % name)
@@ -107,7 +109,7 @@ def read_blocks(data, name="the image"):
     return Image(name, bytes(payload), start, count)
 
 
-def check_image(data, name="the image", version=None):
+def check_image(data: bytes, name: str = "the image", version: str | None = None) -> Image:
     """Checks UF2 bytes for a Pico as the module docstring lists; returns the Image or raises
     ImageError. version: the firmware version the banner must name (None: any, or none)."""
     image = read_blocks(data, name)
@@ -128,7 +130,7 @@ def check_image(data, name="the image", version=None):
     return image
 
 
-def load(path, version=None):
+def load(path: str, version: str | None = None) -> Image:
     """Reads and checks the UF2 file at path (see check_image)."""
     try:
         with open(path, "rb") as f:

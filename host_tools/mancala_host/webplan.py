@@ -7,8 +7,12 @@ game's seats use, found with the firmware's seating code, so the page is laid ou
 
 The page scales the plan to its window; everything here is in mm.
 """
+
+from __future__ import annotations
+
 import json
 import os
+from typing import Any
 
 from .errors import BoardError
 
@@ -19,7 +23,7 @@ def _profile_package():
     return firmware_profile()
 
 
-def load_profile(board, path=None):
+def load_profile(board: str | None, path: str | None = None) -> Any:
     """The checked Profile of the board `board` (hello's name): `path` if given, else the
     repository's hardware/profiles/BOARD.json. One sentence if it cannot be had."""
     if path is None:
@@ -64,7 +68,7 @@ def _label_side(centre, board_mm, clear):
     return ("down" if dy > 0 else "up"), inside
 
 
-def plan(profile, rules):
+def plan(profile: Any, rules: dict[str, Any]) -> dict[str, Any]:
     """The page's plan of a game with `rules` (players, pits, variant) on `profile`:
 
     {"board_mm": [w, h], "pit_mm": d, "store_mm": d,
