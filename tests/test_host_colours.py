@@ -3,6 +3,8 @@ the firmware's palette, as sRGB for a screen, and they turn back into the LED by
 import os
 import subprocess
 
+import pytest
+
 from conftest import ROOT
 
 from mancala_host import colours, view
@@ -41,3 +43,14 @@ def test_the_installed_tool_finds_the_palette_from_any_folder(tmp_path):
                          env={"PATH": os.environ.get("PATH", "")})
     assert out.returncode == 0, out.stderr
     assert "#56b4e9" in out.stdout
+
+
+def test_without_the_firmware_the_colours_are_one_sentence(monkeypatch, tmp_path):
+    from mancala_host import bringup, deploy
+    from mancala_host.errors import BoardError
+
+    def nowhere():
+        raise BoardError("Cannot find the repository's firmware/ and hardware/ folders.")
+    monkeypatch.setattr(deploy, "repo_root", nowhere)
+    with pytest.raises(BoardError, match="inside the project folder, or install it from there"):
+        bringup.firmware_lib()

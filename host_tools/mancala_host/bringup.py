@@ -29,7 +29,12 @@ def firmware_lib() -> str:
     code (mancala_fw and the drivers it stands on), which the host uses as the board does."""
     from .deploy import repo_root
 
-    lib = os.path.join(repo_root(), "firmware", "lib")
+    try:
+        lib = os.path.join(repo_root(), "firmware", "lib")
+    except BoardError:
+        raise BoardError("The board's own code (firmware/lib: its palette and profiles) is neither "
+                         "beside this mancala-board nor in this folder: run it inside the project "
+                         "folder, or install it from there with 'make venv'.")
     if lib not in sys.path:
         sys.path.append(lib)
     return lib
