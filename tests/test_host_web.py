@@ -117,6 +117,8 @@ return {
   labels: Array.from(document.querySelectorAll('[data-label]')).map(e => [e.dataset.label, box(e)]),
   notes: Array.from(document.querySelectorAll('[data-note]')).map(e =>
     [e.hasAttribute('data-newest'), e.textContent, box(e), parseFloat(getComputedStyle(e).fontSize)]),
+  head: ['title', 'status', 'caption'].map(id => [id, box(document.getElementById(id)),
+        document.getElementById(id).scrollWidth <= document.getElementById(id).clientWidth]),
   size: [window.innerWidth, window.innerHeight]};
 """
 
@@ -129,8 +131,26 @@ def inside(b, size):
     return b[0] >= 0 and b[1] >= 0 and b[2] <= size[0] and b[3] <= size[1]
 
 
+def check_header(g):
+    """The title, the status and the caption are whole, inside the window, and clear of each
+    other, the rings and the labels."""
+    where = "at %dx%d" % tuple(g["size"])
+    head = [(name, b) for name, b, whole in g["head"] if b[2] > b[0]]    # the caption may be empty
+    for name, b, whole in g["head"]:
+        assert whole, "the %s is cut off %s" % (name, where)
+    for i, (name, b) in enumerate(head):
+        assert inside(b, g["size"]), "the %s is not inside the window %s" % (name, where)
+        for other, c in head[i + 1:]:
+            assert not overlap(b, c), "the %s and the %s collide %s" % (name, other, where)
+        for _, _, c in g["rings"]:
+            assert not overlap(b, c), "the %s covers a ring %s" % (name, where)
+        for _, c in g["labels"]:
+            assert not overlap(b, c), "the %s covers a label %s" % (name, where)
+
+
 def check_layout(driver, players, pits, newest):
     g = driver.execute_script(GEOMETRY)
+    check_header(g)
     size = g["size"]
     where = "at %dx%d" % tuple(size)
     names = sorted((int(s), p) for s, p, _ in g["rings"])
@@ -295,7 +315,10 @@ def test_finished_seats_and_the_final_places(tmp_path, browser):
         for s, place in enumerate(st["places"]):
             assert "%s place" % ("1st", "2nd", "3rd")[place - 1] in \
                 browser.find_element("css selector", "[data-label='%d']" % s).text
-        assert text_of(browser, "status").startswith("Game over: 1st seat")
+        winner = st["places"].index(1)
+        assert text_of(browser, "status") == "Game over: seat %d wins" % winner
+        resize(browser, 1280, 720)
+        check_header(browser.execute_script(GEOMETRY))
     finally:
         stop_web(web)
         sim.stop()

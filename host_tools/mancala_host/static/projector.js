@@ -236,10 +236,11 @@ function showState(st, live) {
   status.textContent = (live === false ? "board disconnected - " : "") + words;
   status.style.color = st.over ? "#fff" : colours[st.turn % colours.length];
 }
+// The header says who won; every seat's label gives its place.
 function result(st) {
-  const order = st.places.map((p, s) => [p, s]).filter(x => x[0]).sort((a, b) => a[0] - b[0]);
-  if (!order.length) return "";
-  return order.map(([p, s]) => ORD[p] + " seat " + s + " (" + st.stores[s] + ")").join(", ");
+  const first = st.places.map((p, s) => [p, s]).filter(x => x[0] === 1).map(x => x[1]);
+  if (first.length > 1) return "a draw";
+  return first.length ? "seat " + first[0] + " wins" : "";
 }
 
 // ---------------------------------------------------------------- the sowing, stone by stone
