@@ -82,7 +82,9 @@ def play_one(url, rng):
     the game is over."""
     from mancala import Game
 
-    snap = snapshot(url)
+    # web prints its address before its first snapshot of the board is in
+    snap = wait_for("the web server's first snapshot",
+                    lambda: (lambda now: now if "state" in now else None)(snapshot(url)))
     game = Game.from_dict(snap["state"])
     if game.over:
         return None
