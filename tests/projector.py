@@ -67,14 +67,25 @@ def snapshot(url):
         return json.loads(r.read().decode())
 
 
+def first_snapshot(url):
+    """The web server's snapshot, once it holds the board's state (web prints its address
+    before the board's first state is in)."""
+    return wait_for("the web server's first snapshot",
+                    lambda: (lambda now: now if "state" in now else None)(snapshot(url)))
+
+
 def press(url, seat, pit):
+    """Press through the page's /press; returns the snapshot of the move, once web has it (the
+    board's answer can come before web has read the move's event)."""
+    before = first_snapshot(url)["seq"]
     body = json.dumps({"seat": seat, "pit": pit}).encode()
     req = urllib.request.Request(url + "press", data=body, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=15) as r:
         answer = json.loads(r.read().decode())
     if not answer.get("ok"):
         raise AssertionError("press %d %d: %s" % (seat, pit, answer))
-    return answer
+    return wait_for("the move on the web server",
+                    lambda: (lambda now: now if now["seq"] > before else None)(snapshot(url)))
 
 
 def play_one(url, rng):
@@ -82,15 +93,10 @@ def play_one(url, rng):
     the game is over."""
     from mancala import Game
 
-    # web prints its address before its first snapshot of the board is in
-    snap = wait_for("the web server's first snapshot",
-                    lambda: (lambda now: now if "state" in now else None)(snapshot(url)))
-    game = Game.from_dict(snap["state"])
+    game = Game.from_dict(first_snapshot(url)["state"])
     if game.over:
         return None
-    press(url, game.turn, rng.choice(game.legal_moves()))
-    return wait_for("the move on the web server",
-                    lambda: (lambda now: now if now["seq"] > snap["seq"] else None)(snapshot(url)))
+    return press(url, game.turn, rng.choice(game.legal_moves()))
 
 
 def play_seeded(url, seed, moves):

@@ -11,12 +11,14 @@ undo and new game) and `stone_ms`, the page's time per stone.
 
 from __future__ import annotations
 
+import argparse
 import http.server
 import json
 import queue
 import threading
 from typing import Any
 
+from .client import Client
 from .errors import BoardError
 from .session import open_client, reopen
 from .colours import seat_colours
@@ -38,7 +40,7 @@ class Hub:
         self.requests: queue.Queue[Any] = queue.Queue()
         self.seq = 0
 
-    def publish(self, **changes):
+    def publish(self, **changes: Any) -> None:
         with self.lock:
             self.snapshot.update(changes)
             self.snapshot["notes"] = self.notes[-12:]
@@ -46,20 +48,20 @@ class Hub:
             for q in self.listeners:
                 q.put(data)
 
-    def listen(self):
+    def listen(self) -> queue.Queue[str]:
         q: queue.Queue[str] = queue.Queue()
         with self.lock:
             self.listeners.append(q)
             q.put(json.dumps(self.snapshot))
         return q
 
-    def forget(self, q):
+    def forget(self, q: queue.Queue[str]) -> None:
         with self.lock:
             if q in self.listeners:
                 self.listeners.remove(q)
 
 
-def stone_ms(config, fixed):
+def stone_ms(config: Any, fixed: int | None) -> int:
     """The page's time per stone: `--stone-ms`, else the board's animation_ms, else (the board
     shows no animation) its default, so a class still sees every stone."""
     if fixed:
@@ -76,7 +78,7 @@ class Planner:
         self.rules = None
         self.plan = None
 
-    def __call__(self, rules):
+    def __call__(self, rules: Any) -> dict[str, Any] | None:
         shape = {k: rules.get(k) for k in ("variant", "players", "pits")} if isinstance(rules, dict) else {}
         if shape != self.rules:
             self.plan = plan(self.profile, shape)
@@ -84,7 +86,8 @@ class Planner:
         return self.plan
 
 
-def board_loop(client, hub, stop, planner, fixed_ms=None):
+def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner,
+               fixed_ms: int | None = None) -> None:
     """Follow the board until `stop` is set; runs in its own thread and owns `client`."""
     answer = client.request("state")
     config = client.request("get_config").get("config") or {}
@@ -129,7 +132,7 @@ def board_loop(client, hub, stop, planner, fixed_ms=None):
         hub.publish(**changes)
 
 
-def make_handler(hub, control):
+def make_handler(hub: Hub, control: bool) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *a):  # the page polls nothing, but keep the terminal quiet
             pass
@@ -198,27 +201,29 @@ def make_handler(hub, control):
     return Handler
 
 
-def follow(client, hub, stop, port, timeout, planner, fixed_ms=None):
+def follow(client: Client, hub: Hub, stop: threading.Event, port: str | None, timeout: float,
+           planner: Planner, fixed_ms: int | None = None) -> None:
     """board_loop, and when the board goes away (cable bumped, sim restarted) say so on the
     page and on the terminal, wait for it and carry on: a projector view should not die."""
-    while not stop.is_set():
+    current: Client | None = client
+    while current is not None and not stop.is_set():
         try:
-            board_loop(client, hub, stop, planner, fixed_ms)
+            board_loop(current, hub, stop, planner, fixed_ms)
             return
         except BoardError as exc:
-            client.close()
+            current.close()
             print("%s Waiting for it to come back." % exc, flush=True)
             hub.notes.append("The board went away; waiting for it to come back.")
             hub.publish(live=False)
-        client = reopen(port, timeout, stop)
-        if client is not None:
+        current = reopen(port, timeout, stop)   # None once stop is set
+        if current is not None:
             print("The board is back.", flush=True)
             hub.notes.append("The board is back.")
-    if client is not None:
-        client.close()
+    if current is not None:
+        current.close()
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     hub = Hub()
     stop = threading.Event()
     client = open_client(args.port, args.timeout)
