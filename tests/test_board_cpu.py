@@ -266,6 +266,8 @@ def test_menu_pit_5_hands_a_seat_to_the_cpu_and_back(tmp_path):
         assert app.menu is not None  # the menu stays open
     assert [e["config"]["seats"][1] for e in events if e["event"] == "config"][-1] == \
         {"kind": "cpu", "level": 2}
+    # the menu event says who plays the seat, as pit 5 shows it, from opening on
+    assert [e["plays"] for e in events if e["event"] == "menu"] == [0, 1, 2]
     for _ in range(4):
         app.touch("press", app.seating.position(1, 5), 1300)
     assert app.config["seats"][1] == {"kind": "human"}

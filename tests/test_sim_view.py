@@ -296,10 +296,11 @@ def test_the_footer_speaks_in_sentences():
     # the menu's values, each with the pit that sets it and what it is
     assert say(event="config", config={"seats": [{"kind": "human"}, {"kind": "cpu", "level": 2}]}) == \
         "Settings changed."
-    assert say(event="menu", open=True, seat=1, rules={"variant": "basic", "players": 3, "pits": 6, "seeds": 4}) == (
-        "Menu of seat 1 for the next game: pit 1 variant: Basic; pit 2 players: 3; pit 3 pits a seat: 6; "
-        "pit 4 seeds a pit: 4; pit 5 who plays seat 1: the CPU at level 2. Tap a pit to change it, "
-        "your store to start, another store to close.")
+    assert say(event="menu", open=True, seat=1, rules={"variant": "basic", "players": 3, "pits": 6, "seeds": 4},
+               plays=2) == (
+        "Menu of seat 1, for the next game: pit 1 variant Basic, pit 2 players 3, pit 3 pits 6, "
+        "pit 4 seeds 4, pit 5 seat 1 played by the CPU at level 2. Tap a pit to change it, the store "
+        "to start, another store to close.")
     assert say(event="config", config={"seats": [{"kind": "human"}, {"kind": "human"}]}) == \
         "Settings changed: seat 1 is now played by a person."
     assert say(event="menu", open=False, seat=1) == "Menu closed."

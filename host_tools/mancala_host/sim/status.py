@@ -120,15 +120,16 @@ class Status:
         r = msg.get("rules")
         if not isinstance(r, dict):
             r = {}
-        values = ["pit 1 variant: %s" % {"kalah": "Kalah", "basic": "Basic"}.get(str(r.get("variant")), r.get("variant")),
-                  "pit 2 players: %s" % r.get("players"),
-                  "pit 3 pits a seat: %s" % r.get("pits"),
-                  "pit 4 seeds a pit: %s" % r.get("seeds")]
-        if isinstance(self.seats, list) and isinstance(seat, int) and seat < len(self.seats) and \
-                (self.rules or {}).get("pits", 0) >= 5:
-            values.append("pit 5 who plays seat %d: %s" % (seat, _player(self.seats[seat])))
-        return ("Menu of seat %s for the next game: %s. Tap a pit to change it, your store to "
-                "start, another store to close." % (seat, "; ".join(values)))
+        values = ["pit 1 variant %s" % {"kalah": "Kalah", "basic": "Basic"}.get(str(r.get("variant")), r.get("variant")),
+                  "pit 2 players %s" % r.get("players"),
+                  "pit 3 pits %s" % r.get("pits"),
+                  "pit 4 seeds %s" % r.get("seeds")]
+        plays = msg.get("plays")
+        if isinstance(plays, int):
+            values.append("pit 5 seat %s played by %s" % (
+                seat, _player({"kind": "cpu", "level": plays} if plays else {"kind": "human"})))
+        return ("Menu of seat %s, for the next game: %s. Tap a pit to change it, the store to "
+                "start, another store to close." % (seat, ", ".join(values)))
 
     def _refused(self, msg, state):
         where = "seat %s's pit %s" % (msg.get("seat"), msg.get("pit")) if msg.get("seat") is not None \

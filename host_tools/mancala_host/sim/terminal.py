@@ -228,7 +228,7 @@ class View:
                    "serial: %s, on %s   board: %s   heap: %s   counts: %s"
                    % (host, link, self.setup.args.profile, self.setup.heapsize,
                       getattr(self.board.count, "name", "?"))]
-        news = ["note: " + self.note] + wrap("board: " + self.last_line, width - 1, 2)
+        news = ["note: " + self.note] + wrap("board: " + self.last_line, width - 1, 3)
         if self.legend:
             lines.append(self.legend)
         lines += ["\x1b[2m" + line[:width - 1] + "\x1b[0m" for line in footer]

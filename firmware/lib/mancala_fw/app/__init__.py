@@ -318,7 +318,7 @@ class App:
         elif kind == "long":
             from mancala_fw.app.menu import Menu
             self.menu = Menu(self, seat, pos, now)
-            self.emit("menu", {"open": True, "seat": seat, "rules": self.menu.chosen_rules()})
+            self.emit("menu", self.menu.event())
 
     def set_demo(self, on, source, seed=None):
         """Demo mode on or off; seed (an int) fixes the openings of its games."""

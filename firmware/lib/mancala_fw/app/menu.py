@@ -113,6 +113,14 @@ class Menu:
             "turn": self.seat, "active": list(range(g.players)), "places": [None] * g.players,
             "over": False})
 
+    def event(self):
+        """The `menu` event's fields while open: the rules shown, and (when pit 5 shows it) who
+        plays the seat: 0 a person, 1..5 the CPU at that level."""
+        fields = {"open": True, "seat": self.seat, "rules": self.chosen_rules()}
+        if self.app.session.game.pits >= 5:
+            fields["plays"] = self._seat_level()
+        return fields
+
     def _seat_level(self):
         seat = self.app.config["seats"][self.seat]
         return seat["level"] if seat["kind"] == "cpu" else 0
@@ -160,13 +168,14 @@ class Menu:
             seats = list(app.config["seats"])
             seats[seat] = entry
             app.set_config({"seats": seats}, "pad", True)
+            app.emit("menu", self.event())
             self.show()
             return
         if seat != self.seat or not 1 <= pit <= 4:
             app._refuse(pos, seat, pit, "This pit has no setting.")
             return
         self.current = step(self.combos, self.current, FIELDS[pit - 1])
-        app.emit("menu", {"open": True, "seat": self.seat, "rules": self.chosen_rules()})
+        app.emit("menu", self.event())
         self.show()
 
     def tick(self, now):
