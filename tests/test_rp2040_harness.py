@@ -515,3 +515,16 @@ while True:  # no REPL banner racing the kill
         traces.append(lines[:end + 1])
     assert [line["kind"] for line in traces[0]].count("frame") == 6
     assert traces[0] == traces[1]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no Node.js (make rp2040)")
+def test_erase_time_follows_how_the_rom_erases():
+    """4 KB sectors at 45 ms, an aligned 64 KB block in one 150 ms command."""
+    flash_mjs = os.path.join(rp2040.HARNESS_DIR, "flash.mjs")
+    script = ("import { eraseNanos } from %s;\n"
+              "console.log(JSON.stringify([[0, 4096], [0, 65536], [4096, 65536], [0, 69632],"
+              " [65536, 131072]].map(([o, n]) => eraseNanos(o, n, 65536) / 1e6)));"
+              % json.dumps("file://" + flash_mjs))
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True,
+                         text=True, check=True).stdout
+    assert json.loads(out) == [45, 150, 16 * 45, 150 + 45, 300]
