@@ -122,3 +122,14 @@ def test_the_const_and_ticks_stand_ins_live_in_drivers_compat_only():
     assert copies == [], "import const/ticks_* from drivers.compat instead: %s" % copies
     with open(os.path.join(FIRMWARE_LIB, "drivers", "compat.py")) as src:
         assert len(defines.findall(src.read())) == 4
+
+
+def test_no_script_beside_the_tests_or_benches_shadows_a_firmware_package():
+    # tests/ and bench/ go first on sys.path when their scripts run, so a file there named
+    # like a firmware package (bench/drivers.py once was) would be imported in its place.
+    from conftest import ROOT
+
+    for folder in ("tests", "tests/mp", "bench"):
+        names = os.listdir(os.path.join(ROOT, folder))
+        clashes = [n for n in names if n.rsplit(".", 1)[0] in TOP_LEVEL]
+        assert clashes == [], (folder, clashes)

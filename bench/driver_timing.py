@@ -24,11 +24,7 @@ if sys.implementation.name != "micropython":
     sys.exit(subprocess.call([os.path.join(root, ".venv", "bin", "micropython"),
                               os.path.abspath(__file__)], env=env))
 
-# This file's directory is first on sys.path, and this file is named like the drivers
-# package: take the directory off so `import drivers` finds firmware/lib/drivers.
-_here = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
-_bench = _here or "."
-sys.path[:] = [p for p in sys.path if p not in (_here, "bench")]
+_bench = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 
 import time  # noqa: E402
 
