@@ -54,15 +54,6 @@ def test_whole_game_at_the_sims_default_heap(profile, rules):
     _whole_game(profile, DEFAULT_HEAPSIZE, rules)
 
 
-# About two thirds of the Pico's heap (docs/architecture.md §10). Measured (bench/board.py, 4 KB
-# steps; 64-bit unix port, the MPR121 models in their device process, the LED fakes in the
-# board's heap): the smallest heap for a whole game is 148 KB on duo and 156 KB on quad, so this
-# runs with 4 KB to spare on quad.
-@pytest.mark.parametrize("profile,rules", GAMES)
-def test_whole_game_in_160k(profile, rules):
-    _whole_game(profile, "160k", rules)
-
-
 def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     # What the board needs only at boot or for a moment (profile checks, config checks, the
     # menu, the self-test) is forgotten after use, so its heap is the game's.
