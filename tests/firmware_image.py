@@ -7,10 +7,12 @@ CI has both (.ci/run passes the archive and make installs the toolchain)."""
 import io
 import os
 import shutil
+import struct
 
 import pytest
 
 from conftest import ROOT
+from mancala_host import uf2
 
 MIRROR = os.environ.get("MANCALA_RP2_MIRROR") or os.path.join(ROOT, "build", "rp2")
 ARCHIVE = os.path.join(MIRROR, "micropython-1.28.0-rp2-src.tar.xz")
@@ -34,3 +36,14 @@ def image():
             pytest.skip("the ARM toolchain is not installed ('make firmware' installs it)")
         imagebuild.build(ROOT, ARCHIVE, out=io.StringIO())
     return imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))
+
+
+def make_uf2(payload, start=uf2.FLASH_BASE, family=uf2.RP2040_FAMILY, flags=uf2.FLAG_FAMILY_ID):
+    """UF2 bytes as the Pico tools write them: 256 bytes of payload per 512-byte block."""
+    chunks = [payload[i:i + 256] for i in range(0, len(payload), 256)]
+    out = bytearray()
+    for n, chunk in enumerate(chunks):
+        out += struct.pack("<8I", uf2.MAGIC_START0, uf2.MAGIC_START1, flags, start + 256 * n,
+                           len(chunk), n, len(chunks), family)
+        out += chunk.ljust(476, b"\0") + struct.pack("<I", uf2.MAGIC_END)
+    return bytes(out)

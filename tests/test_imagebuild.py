@@ -2,6 +2,7 @@
 one sentence for each source it cannot build from."""
 import hashlib
 import io
+import json
 import os
 import shutil
 import tarfile
@@ -56,6 +57,7 @@ def repo(tmp_path):
     shutil.copy(os.path.join(ROOT, "pyproject.toml"), tmp_path)
     shutil.copytree(os.path.join(ROOT, "firmware"), str(tmp_path / "firmware"),
                     ignore=shutil.ignore_patterns("__pycache__", "*.mpy"))
+    shutil.copytree(os.path.join(ROOT, "hardware", "profiles"), str(tmp_path / "hardware" / "profiles"))
     (tmp_path / "docs").mkdir()
     return tmp_path
 
@@ -75,7 +77,27 @@ def test_the_key_follows_the_firmware_the_board_and_the_source(repo):
     header.write_text(header.read_text() + "\n")
     assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) != changed
     (repo / "firmware" / "lib" / "extra.py").write_text("X = 1\n")
-    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) not in (key, changed)
+    added = imagebuild.inputs_key(str(repo), "archive:abc", VERSION)
+    assert added not in (key, changed)
+    duo = repo / "hardware" / "profiles" / "duo.json"
+    duo.write_text(duo.read_text().replace('"title"', '"notes": "mine", "title"'))
+    assert imagebuild.inputs_key(str(repo), "archive:abc", VERSION) != added
+
+
+def test_the_default_profile_is_frozen_as_a_module_beside_the_boards_manifest(repo, tmp_path):
+    manifest = imagebuild.stage_default_profile(str(repo), str(tmp_path / "work"))
+    text = open(manifest).read()
+    assert "include(%r)" % str(repo / "firmware" / "board" / "manifest.py") in text
+    module = tmp_path / "work" / "frozen" / "mancala_fw" / "profile" / "default.py"
+    assert "module('mancala_fw/profile/default.py', base_path=%r)" % str(module.parents[2]) in text
+    frozen = {}
+    exec(module.read_text(), frozen)
+    with open(os.path.join(ROOT, "hardware", "profiles", "duo.json")) as f:
+        assert json.loads(frozen["TEXT"]) == json.load(f)
+    assert frozen["NAME"] == "duo"
+    (repo / "hardware" / "profiles" / "duo.json").write_text("{")
+    with pytest.raises(BoardError, match="^Cannot freeze the default profile .*duo.json: "):
+        imagebuild.stage_default_profile(str(repo), str(tmp_path / "work"))
 
 
 def test_only_the_board_definition_and_the_source_make_a_new_build_folder(repo):

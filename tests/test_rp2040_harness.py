@@ -38,7 +38,6 @@ needs_emulator = pytest.mark.skipif(
     (["--trace", "t.jsonl"], "--trace needs --target rp2040"),
     (["--blank"], "--blank needs --target rp2040"),
     (["--pace", "free"], "--pace needs --target rp2040"),
-    (["--target", "rp2040", "--blank", "--image", "x.uf2"], "do not go together"),
 ])
 def test_options_of_the_other_target_are_refused_in_one_sentence(capsys, args, says):
     assert launcher.main(["--stdio"] + args) == 2

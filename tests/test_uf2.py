@@ -5,20 +5,10 @@ import struct
 import pytest
 
 import firmware_image
+from firmware_image import make_uf2
 from mancala_host import uf2
 
 PICO = uf2.FLASH_BASE
-
-
-def make_uf2(payload, start=PICO, family=uf2.RP2040_FAMILY, flags=uf2.FLAG_FAMILY_ID):
-    """UF2 bytes as the Pico tools write them: 256 bytes of payload per 512-byte block."""
-    chunks = [payload[i:i + 256] for i in range(0, len(payload), 256)]
-    out = bytearray()
-    for n, chunk in enumerate(chunks):
-        out += struct.pack("<8I", uf2.MAGIC_START0, uf2.MAGIC_START1, flags, start + 256 * n,
-                           len(chunk), n, len(chunks), family)
-        out += chunk.ljust(476, b"\0") + struct.pack("<I", uf2.MAGIC_END)
-    return bytes(out)
 
 
 BANNER = b"3.4.0; MicroPython v1.28.0 on 2026-01-01\0; Mancala board 0.1.0 (Raspberry Pi Pico) with RP2040\0"

@@ -1,4 +1,5 @@
-"""Bring-up on the host: `mancala-board profile check FILE` and `mancala-board diag`.
+"""Bring-up on the host: `mancala-board profile check FILE`, `profile install NAME|FILE` (in
+deploy.py) and `mancala-board diag`.
 
 `profile check` runs the firmware's own profile checks (firmware/lib/mancala_fw/profile, the code the
 board runs at boot) on a file, so a profile that passes here boots there. `diag` drives the
@@ -71,11 +72,17 @@ def check_profile_file(path: str) -> tuple[bool, str]:
 
 
 def add_profile_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["check"], help="check: run the board's profile checks")
-    p.add_argument("files", nargs="+", metavar="FILE", help="profile JSON files")
+    p.add_argument("action", choices=["check", "install"],
+                   help="check: run the board's profile checks on files; install: write one "
+                        "(a name such as quad, or a file) to the board as its profile.json")
+    p.add_argument("files", nargs="+", metavar="FILE", help="profile JSON files (install: a name or a file)")
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    if args.action == "install":
+        from .deploy import install_profile
+
+        return install_profile(args)
     return cmd_profile_check(args)
 
 

@@ -179,7 +179,14 @@ def _a_deploy(p):
     p.add_argument("--build", help="where compiled files go (default: build/firmware in the repo)")
 
 
-@command("profile", _module_command("bringup", "cmd_profile"), "check board profile files: profile check FILE...")
+@command("flash", _module_command("flash"), "copy a .uf2 image onto a Pico in BOOTSEL mode (default: make firmware's)")
+def _a_flash(p):
+    from . import flash
+
+    flash.add_arguments(p)
+
+
+@command("profile", _module_command("bringup", "cmd_profile"), "check profile files (profile check FILE...), or install one on the board (profile install quad)")
 def _a_profile(p):
     from . import bringup
 

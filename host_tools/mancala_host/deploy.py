@@ -27,6 +27,8 @@ from .errors import BoardError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
 NOT_FIRMWARE = ("manifest.py",)  # micropython-lib freezing manifests: build input, not code
+PROFILE_FILE = "profile.json"  # the board's profile, on its flash (see profile install)
+PROFILE_NEW = "profile.json.new"
 
 
 def repo_root() -> str:
@@ -180,33 +182,80 @@ def run(args: argparse.Namespace) -> int:
     from .transport import find_board
 
     port = args.port or find_board()
-    proc = subprocess.run(mpremote_argv(find_tool("mpremote"), port, build, files),
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        lines = (proc.stderr or proc.stdout).strip().splitlines()
-        raise BoardError("mpremote could not copy the firmware to %s: %s" % (port, lines[-1] if lines else "no reason given"))
-    same = proc.stdout.count("Up to date:")
+    out = run_mpremote(mpremote_argv(find_tool("mpremote"), port, build, files), port,
+                       "copy the firmware to")
+    same = out.count("Up to date:")
     print("Copied %d file(s), %d already up to date." % (len(files) - same, same))
     return check_version(port, version, args.timeout)
 
 
-def check_version(port: str, version: str | None, timeout: float, attempts: int = 20) -> int:
-    """After the reset: wait for the board and compare the firmware version it reports."""
+def run_mpremote(argv: list[str], port: str, what: str) -> str:
+    """Runs mpremote; its output, or BoardError with its last line."""
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise BoardError("mpremote could not %s %s: %s" % (what, port, lines[-1] if lines else "no reason given"))
+    return proc.stdout
+
+
+def wait_for_hello(port: str | None, timeout: float, after: str, attempts: int = 20) -> dict:
+    """The board's hello answer once it is back (after a reset or a flash); port None: find
+    the board by its USB ID on each try, as its port may come back under another name."""
     from .session import open_client
+    from .transport import find_board
 
     last = None
     for _ in range(attempts):
         try:
-            client = open_client(port, timeout)
+            client = open_client(port or find_board(), timeout)
         except BoardError as exc:
             last = exc
             time.sleep(0.5)
             continue
-        reported = client.hello_answer.get("firmware")
+        answer = client.hello_answer
         client.close()
-        if version and reported != version:
-            raise BoardError("The board reports firmware %s, but %s was deployed: the copy did not "
-                             "take; run deploy again." % (reported, version))
-        print("The board on %s runs firmware %s." % (port, reported))
-        return 0
-    raise BoardError("The board did not come back after the deploy (%s)" % str(last).rstrip("."))
+        return answer
+    raise BoardError("The board did not come back after the %s (%s)" % (after, str(last).rstrip(".")))
+
+
+def check_version(port: str, version: str | None, timeout: float, attempts: int = 20) -> int:
+    """After the reset: wait for the board and compare the firmware version it reports."""
+    reported = wait_for_hello(port, timeout, "deploy", attempts).get("firmware")
+    if version and reported != version:
+        raise BoardError("The board reports firmware %s, but %s was deployed: the copy did not "
+                         "take; run deploy again." % (reported, version))
+    print("The board on %s runs firmware %s." % (port, reported))
+    return 0
+
+
+def install_profile(args: argparse.Namespace) -> int:
+    """`profile install NAME|FILE`: check the profile here, write it to the board's flash as
+    profile.json (a new file renamed over the old one) with mpremote, reset, and check that
+    the board boots with it.
+
+    Through mpremote rather than the serial protocol: it works whatever the board runs, even
+    when the profile it has stops the app at boot (the REPL still answers), and a profile is
+    larger than a protocol line may be."""
+    from .bringup import check_profile_file
+    from .transport import find_board
+
+    if len(args.files) != 1:
+        raise BoardError("profile install takes one profile: a name (duo, quad) or a file.")
+    name_or_path = args.files[0]
+    path = name_or_path if os.path.exists(name_or_path) else profile_path(name_or_path, repo_root())
+    ok, text = check_profile_file(path)
+    if not ok:
+        raise BoardError("%s; nothing was written to the board." % text.rstrip("."))
+    with open(path, encoding="utf-8") as f:
+        name = json.load(f)["name"]
+    port = args.port or find_board()
+    argv = [find_tool("mpremote"), "connect", port, "fs", "cp", path, ":" + PROFILE_NEW, "+",
+            "exec", "import os; os.rename(%r, %r)" % (PROFILE_NEW, PROFILE_FILE), "+", "reset"]
+    run_mpremote(argv, port, "write the profile to")
+    reported = wait_for_hello(port, args.timeout, "profile install").get("board")
+    if reported != name:
+        raise BoardError("The board on %s boots with profile %s, not %s: the copy did not take; "
+                         "run profile install again." % (port, reported, name))
+    print("The board on %s now boots with profile %s (%s written as :%s)." % (
+        port, name, path, PROFILE_FILE))
+    return 0

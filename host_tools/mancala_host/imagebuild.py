@@ -4,8 +4,10 @@
 
 The image is MicroPython v1.28.0 for RPI_PICO built on the board definition in
 firmware/board/ (the stock Pico, named "Mancala board <version>" in the banner), with what
-firmware/board/manifest.py freezes.  It is written to build/firmware/mancala-board-<version>.uf2
-once it passes the checks of uf2.py.
+firmware/board/manifest.py freezes, and hardware/profiles/duo.json frozen in as the profile the
+board boots with until a profile.json on its flash says otherwise (`mancala-board profile
+install`).  It is written to build/firmware/mancala-board-<version>.uf2 once it passes the
+checks of uf2.py.
 
 Sources, in this order:
 - `--source` an archive (.tar.xz/.tar.gz/.tar) of the MicroPython tree with its submodules,
@@ -15,7 +17,7 @@ Sources, in this order:
 - nothing: a clone of the upstream tag (needs git and the network), made once.
 
 The cache: the image is rebuilt only when its key changes, a hash of the source archive, the
-board definition, the manifest, every firmware file and the version.  A key change rebuilds the
+board definition, the manifest, every firmware file, the default profile and the version.  A key change rebuilds the
 frozen modules from scratch and the C code incrementally (a few seconds); a change to the
 source or the board definition builds in a fresh folder (about a minute with 2 jobs).
 """
@@ -30,13 +32,15 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from typing import Sequence, TextIO
+from typing import TextIO
 
+from . import uf2
 from .errors import BoardError
 
 MICROPYTHON_VERSION = "1.28.0"
 UPSTREAM = "https://github.com/micropython/micropython.git"
 BOARD = "MANCALA_PICO"
+DEFAULT_PROFILE = "duo"  # hardware/profiles/duo.json; profile.json on the flash overrides it
 
 
 def project_version(root: str) -> str:
@@ -58,7 +62,7 @@ def image_path(root: str, version: str) -> str:
     return os.path.join(root, "build", "firmware", "mancala-board-%s.uf2" % version)
 
 
-def _sha256(path):
+def _sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -179,10 +183,50 @@ def firmware_files(root: str) -> list[str]:
     return found
 
 
+def default_profile(root: str) -> str:
+    """The profile the image boots with while the flash has no profile.json."""
+    return os.path.join(root, "hardware", "profiles", DEFAULT_PROFILE + ".json")
+
+
+def stage_default_profile(root: str, work: str) -> str:
+    """Writes the frozen default profile as a module, and the manifest the build uses: the
+    board's manifest.py plus that module.  Returns the manifest's path."""
+    import json
+
+    path = default_profile(root)
+    try:
+        with open(path) as f:
+            text = json.dumps(json.load(f), separators=(",", ":"), sort_keys=True)
+    except (OSError, ValueError) as exc:
+        raise BoardError("Cannot freeze the default profile %s: %s." % (path, exc))
+    stage = os.path.join(work, "frozen")
+    package = os.path.join(stage, "mancala_fw", "profile")
+    os.makedirs(package, exist_ok=True)
+    _write_if_changed(os.path.join(package, "default.py"), (
+        '"""The profile this image boots with while the flash has no profile.json (frozen by\n'
+        'make firmware from hardware/profiles/%s.json)."""\n'
+        "NAME = %r\nTEXT = %r\n" % (DEFAULT_PROFILE, DEFAULT_PROFILE, text)))
+    manifest = os.path.join(work, "manifest.py")
+    _write_if_changed(manifest, (
+        "# Written by make firmware: the board's manifest and the default profile.\n"
+        "include(%r)\nmodule(%r, base_path=%r)\n" % (
+            os.path.join(root, "firmware", "board", "manifest.py"),
+            "mancala_fw/profile/default.py", stage)))
+    return manifest
+
+
+def _write_if_changed(path: str, text: str) -> None:
+    if _read(path) != text.strip():
+        with open(path, "w") as f:
+            f.write(text)
+
+
 def inputs_key(root: str, source_key: str, version: str) -> str:
     """The cache key: what the image is built from."""
     h = hashlib.sha256()
     h.update(("%s\n%s\n%s\n" % (MICROPYTHON_VERSION, source_key, version)).encode())
+    with open(default_profile(root), "rb") as f:
+        h.update(hashlib.sha256(f.read()).digest())
     for path in firmware_files(root):
         h.update(os.path.relpath(path, root).replace(os.sep, "/").encode() + b"\n")
         with open(path, "rb") as f:
@@ -192,7 +236,7 @@ def inputs_key(root: str, source_key: str, version: str) -> str:
 
 def configure_key(root: str, source_key: str, version: str) -> str:
     """What the C build's configuration depends on; a new one gets a fresh build folder."""
-    h = hashlib.sha256(("%s\n%s\n" % (source_key, version)).encode())
+    h = hashlib.sha256(("%s\n%s\nmanifest: image/manifest.py\n" % (source_key, version)).encode())
     board = os.path.join(root, "firmware", "board")
     for name in sorted(os.listdir(board)):
         if name.endswith((".cmake", ".h")):
@@ -209,7 +253,7 @@ def check_toolchain() -> None:
                          "libstdc++-arm-none-eabi-newlib and cmake." % ", ".join(missing))
 
 
-def _run(argv, cwd, log, what, env=None):
+def _run(argv: list[str], cwd: str | None, log: str, what: str, env: dict | None = None) -> None:
     with open(log, "a") as out:
         out.write("\n$ %s\n" % " ".join(argv))
         out.flush()
@@ -224,7 +268,7 @@ def _run(argv, cwd, log, what, env=None):
 
 def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys.stdout) -> str:
     """Builds (or finds up to date) the image; returns its path."""
-    from . import deploy, uf2
+    from . import deploy
 
     version = project_version(root)
     fw_version = deploy.firmware_version(os.path.join(root, "firmware"))
@@ -255,8 +299,7 @@ def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys
         return target
 
     check_toolchain()
-    if source_key.startswith("archive:"):
-        assert source is not None  # an archive key comes from a source path
+    if source and source_key.startswith("archive:"):
         tree = check_tree(unpack(source, source_key[8:], work), source)
     elif tree is None:
         tree = check_tree(clone(work), "the clone of MicroPython v" + MICROPYTHON_VERSION)
@@ -272,6 +315,7 @@ def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys
     _remove(os.path.join(build_dir, "frozen_content.c"))
     _remove(key_file)
 
+    manifest = stage_default_profile(root, work)
     log = os.path.join(work, "build.log")
     with open(log, "w") as f:
         f.write("MicroPython %s from %s, board %s\n" % (MICROPYTHON_VERSION, tree, BOARD))
@@ -291,7 +335,8 @@ def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys
     # Makefile's own (BOARD, the manifest).  No picotool: the UF2 comes from uf2conv.py.
     env_rp2 = dict(env, CMAKE_ARGS="-DPICO_NO_PICOTOOL=1 -DMANCALA_VERSION=%s" % version)
     _run(["make", "-C", "ports/rp2", "-j%d" % jobs, "BOARD=" + BOARD,
-          "BOARD_DIR=" + os.path.join(root, "firmware", "board"), "BUILD=" + build_dir],
+          "BOARD_DIR=" + os.path.join(root, "firmware", "board"), "BUILD=" + build_dir,
+          "FROZEN_MANIFEST=" + manifest],
          tree, log, "building the image", env_rp2)
     partial = target + ".partial"
     _run([sys.executable, os.path.join(tree, "tools", "uf2conv.py"), "-c", "-b", "0x10000000",
@@ -318,13 +363,13 @@ def up_to_date(root: str, source: str) -> bool:
     return _read(key_file) == inputs_key(root, "archive:" + check_archive(source), version)
 
 
-def _describe(image):
+def _describe(image: uf2.Image) -> str:
     micropython, machine = image.banner()
     return "%s bytes of flash below the filesystem's %s, MicroPython %s on %s" % (
         format(image.end - image.start, ","), format(0xA0000, ","), micropython, machine)
 
 
-def _read(path):
+def _read(path: str) -> str | None:
     try:
         with open(path) as f:
             return f.read().strip()
@@ -332,14 +377,14 @@ def _read(path):
         return None
 
 
-def _remove(path):
+def _remove(path: str) -> None:
     try:
         os.remove(path)
     except OSError:
         pass
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from .deploy import repo_root
 
     p = argparse.ArgumentParser(prog="python -m mancala_host.imagebuild", description=__doc__.split("\n")[0])

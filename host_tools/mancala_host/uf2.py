@@ -47,7 +47,7 @@ class Image:
     """A checked UF2 image: `payload` is the flash contents from `start`, `end` the first
     address after it, `blocks` how many UF2 blocks carried it."""
 
-    def __init__(self, name, payload, start, blocks):
+    def __init__(self, name: str, payload: bytes, start: int, blocks: int) -> None:
         self.name = name
         self.payload = payload
         self.start = start
@@ -78,7 +78,7 @@ def read_blocks(data: bytes, name: str = "the image") -> Image:
                          "is cut short or is not a UF2 image." % (name, len(data)))
     count = len(data) // BLOCK
     payload = bytearray()
-    start = None
+    start = _HEADER.unpack_from(data)[3]  # the first block's address: the run starts there
     for i in range(count):
         block = data[i * BLOCK:(i + 1) * BLOCK]
         m0, m1, flags, addr, size, number, total, family = _HEADER.unpack_from(block)
@@ -100,9 +100,7 @@ def read_blocks(data: bytes, name: str = "the image") -> Image:
                                  name, i, number, total, count))
         if size == 0 or size > 476:
             raise ImageError("%s block %d carries %d bytes, outside 1..476." % (name, i, size))
-        if start is None:
-            start = addr
-        elif addr != start + len(payload):
+        if addr != start + len(payload):
             raise ImageError("%s block %d writes 0x%08X where 0x%08X was next: the image is not "
                              "one run of flash." % (name, i, addr, start + len(payload)))
         payload += block[32:32 + size]

@@ -31,6 +31,49 @@ def test_shipped_profiles_load():
         assert p.total_leds == sum([p.ring[i][2] for i in p.positions])
 
 
+class _FrozenDefault:
+    """Stands in for mancala_fw.profile.default, which only the firmware image has."""
+    NAME = "quad"
+    TEXT = None
+
+
+def _load_board(path, text):
+    import sys
+
+    name = "mancala_fw.profile.default"
+    if text is not None:
+        _FrozenDefault.TEXT = text
+        sys.modules[name] = _FrozenDefault()
+    try:
+        return profile.load_board(path)
+    finally:
+        assert name not in sys.modules  # used once at boot, then dropped
+        sys.modules.pop(name, None)
+
+
+def _load_board_refused(path, text):
+    try:
+        _load_board(path, text)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("load_board accepted " + path)
+
+
+def test_the_image_profile_serves_only_while_the_flash_has_none():
+    quad = json.dumps(_raw("quad"))
+    assert _load_board("no-profile.json", quad).name == "quad"
+    # a file on the flash wins, and so does its fault: a broken file is not papered over
+    assert _load_board(PROFILES + "duo.json", quad).name == "duo"
+    assert _load_board_refused("runner.py", quad) == "profile file runner.py is not valid JSON"
+    # no image profile (the unix port, or stock MicroPython after make deploy)
+    assert _load_board_refused("no-profile.json", None) == (
+        "profile file no-profile.json cannot be read: is it there?")
+    assert _load_board_refused("no-profile.json", "{") == "the image's built-in profile is not valid JSON"
+    broken = _raw("quad")
+    broken["sides"] = 5
+    assert _load_board_refused("no-profile.json", json.dumps(broken)).startswith("profile quad: ")
+
+
 def test_compact_answers_pad_from_pad_position():
     # The board drops the pad table at boot (compact); pad[id] must answer exactly as the
     # table did, and refuse an id that has no pad.

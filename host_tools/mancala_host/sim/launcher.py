@@ -72,7 +72,8 @@ def _parser():
                    help="rp2040 target: run this image instead of the stock MicroPython one; "
                         "the filesystem gets only profile.json")
     p.add_argument("--blank", action="store_true",
-                   help="rp2040 target: start with an empty filesystem (deploy onto it)")
+                   help="rp2040 target: start with an empty filesystem (deploy onto it; with "
+                        "--image: a Pico just flashed, booting with the image's own profile)")
     p.add_argument("--pace", choices=("realtime", "free"),
                    help="rp2040 target: realtime (default) never lets emulated time run ahead "
                         "of the host's; free skips every wait at once (for runs fed by "
@@ -96,8 +97,6 @@ def _check_target(args):
         for name in ("image", "blank", "trace", "pace"):
             if getattr(args, name):
                 raise UsageError("--%s needs --target rp2040" % name)
-    if args.image and args.blank:
-        raise UsageError("--image and --blank do not go together: an image brings its own code")
 
 
 def find_root():

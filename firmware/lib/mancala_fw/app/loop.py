@@ -48,7 +48,7 @@ def start(flash="", write=_write, stream=sys.stdout):
     from mancala_fw import profile as profiles
     gc.collect()
     try:
-        prof = profiles.load(flash + PROFILE_FILE)
+        prof = profiles.load_board(flash + PROFILE_FILE)
     except (OSError, ValueError) as e:
         # Nothing can run without a profile; say why on the serial line and stop.
         write('{"event": "log", "level": "error", "message": "The board profile %s could '

@@ -2,6 +2,7 @@
 
     from mancala_fw import profile
     p = profile.load("profile.json")   # or profile.check(parsed_dict); ValueError if broken
+    p = profile.load_board("profile.json")  # the same, else the image's frozen default profile
     p.name, p.sides, p.pits_per_side, p.positions      # ids "side.pit" / "side.S", loop order
     p.ring["0.3"]        -> (chain, start, leds)      # for the display
     p.chains             -> ((pin, leds), ...)         # for the LED output
@@ -40,6 +41,21 @@ def load(path):
     """Reads and checks the profile at path: a Profile, or ValueError naming the field."""
     from .checks import load as run
     return run(path)
+
+
+def load_board(path):
+    """The board's own profile: the file at path (profile.json on the flash), or, when there
+    is no file there, the profile frozen into the firmware image.  `make firmware` freezes it
+    as the module .default (NAME, TEXT: the JSON), which exists only in the image."""
+    from .checks import load as run
+    try:
+        from .default import TEXT  # type: ignore[import-not-found]  # only in the image
+    except ImportError:
+        TEXT = None
+    # TEXT lives in the image's flash; the module object need not stay on the heap.
+    sys.modules.pop(__name__ + ".default", None)
+    globals().pop("default", None)
+    return run(path, TEXT)
 
 
 def release_checks():

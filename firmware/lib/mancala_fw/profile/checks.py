@@ -88,13 +88,19 @@ class _Checker:
         return (v[0], v[1])
 
 
-def load(path):
-    """Read and check the profile at path; returns a Profile or raises ValueError."""
+def load(path, default=None):
+    """Read and check the profile at path; returns a Profile or raises ValueError.
+    default: JSON text to check instead when there is no file at path."""
     try:
         with open(path) as f:
             d = json.load(f)
-    except OSError:
-        raise ValueError("profile file %s cannot be read: is it there?" % path)
+    except OSError as e:
+        if default is None or e.args[0] != 2:  # only a missing file (ENOENT) falls back
+            raise ValueError("profile file %s cannot be read: is it there?" % path)
+        try:
+            d = json.loads(default)
+        except ValueError:
+            raise ValueError("the image's built-in profile is not valid JSON")
     except ValueError:
         raise ValueError("profile file %s is not valid JSON" % path)
     return check(d)
