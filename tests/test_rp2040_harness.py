@@ -16,6 +16,7 @@ import threading
 
 import pytest
 
+import firmware_image
 from conftest import ROOT
 from test_sim_helpers import one_sentence
 
@@ -220,15 +221,19 @@ def read_back(frames_path, prof, state):
 
 
 @needs_emulator
+@pytest.mark.parametrize("way", ["deploy", "image"])
 @pytest.mark.parametrize("name", ["duo", "quad"])
-def test_the_board_boots_answers_and_its_scan_finds_every_chip(pico, tmp_path, monkeypatch, name):
+def test_the_board_boots_answers_and_its_scan_finds_every_chip(pico, tmp_path, monkeypatch, name, way):
+    """Both ways a board is made: the stock image with deploy's files, and the firmware image
+    (make firmware) with only the profile on its flash."""
     from mancala_fw import profile as profiles
 
     prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", name + ".json"))
     trace = tmp_path / "trace.jsonl"
     frames = tmp_path / "frames.jsonl"
     monkeypatch.setenv("MANCALA_SIM_FRAMES", str(frames))
-    board = pico("--profile", name, trace=trace)
+    image = ["--image", firmware_image.image()] if way == "image" else []
+    board = pico("--profile", name, *image, trace=trace)
     assert board.wait_event("boot")["board"] == name
     hello = board.request("hello")
     assert hello["ok"] and hello["board"] == name
