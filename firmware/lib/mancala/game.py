@@ -317,7 +317,8 @@ class Game:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
         sown = []  # type: list
         self.push(pit, sown)
-        self._trim()
+        if self._undo_limit is not None:
+            self._trim()
         capture = None
         if self._captured:
             opp = self._capture_opp
@@ -327,10 +328,11 @@ class Game:
         if self.kalah and self.over:
             sweep = self._swept
         finished = [mover] if not self.kalah and self.places[mover] is not None else []
-        return Record({"kind": "sow", "seat": mover, "pit": pit, "stones": stones,
-                          "sown": sown, "capture": capture, "extra": self.turn == mover,
-                          "finished": finished, "sweep": sweep, "over": self.over,
-                          "places": list(self.places), "turn": self.turn})
+        # Keywords, not a dict literal copied: MicroPython builds either key by key, and the
+        # copy would come on top.
+        return Record(kind="sow", seat=mover, pit=pit, stones=stones, sown=sown,
+                      capture=capture, extra=self.turn == mover, finished=finished,
+                      sweep=sweep, over=self.over, places=list(self.places), turn=self.turn)
 
     def resign(self, seat):
         """seat gives up: it takes the worst open place and leaves the loop."""
@@ -356,8 +358,8 @@ class Game:
             if not self.kalah:
                 self._tables()
         self._trim()
-        return Record({"kind": "resign", "seat": seat, "finished": [], "over": self.over,
-                             "places": list(self.places), "turn": self.turn})
+        return Record(kind="resign", seat=seat, finished=[], over=self.over,
+                      places=list(self.places), turn=self.turn)
 
     def undo(self):
         """Take back the last play or resign."""
