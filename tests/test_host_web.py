@@ -322,3 +322,21 @@ def test_finished_seats_and_the_final_places(tmp_path, browser):
     finally:
         stop_web(web)
         sim.stop()
+
+
+def test_a_hint_pulses_on_the_page_until_the_move(tmp_path, browser):
+    sim, web, url = board_with_web(tmp_path, "duo", ["rules.variant=kalah"], "--control", "--stone-ms", "20")
+    try:
+        browser.get(url)
+        wait_for("the board on the page", lambda: len(counts(browser)) == 14)
+        sim.touch(0, 0)  # seat 0, to move, taps its own store: the CPU's hint
+        snap = wait_for("the hint on the web server", lambda: snapshot(url).get("hint"))
+        assert snap["seat"] == 0 and 1 <= snap["pit"] <= 6
+        hinted = wait_for("the hint on the page", lambda: browser.find_elements("css selector", ".hinted"))
+        assert [(h.get_attribute("data-seat"), h.get_attribute("data-pit")) for h in hinted] == [("0", str(snap["pit"]))]
+        assert "The CPU suggests pit %d for seat 0." % snap["pit"] in text_of(browser, "notes")
+        press(url, 0, snap["pit"])
+        wait_for("the hint gone after the move", lambda: not browser.find_elements("css selector", ".hinted"))
+    finally:
+        stop_web(web)
+        sim.stop()

@@ -96,7 +96,7 @@ def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner
     hub.seq += 1
     hub.publish(state=state, board=hello.get("board"), firmware=hello.get("firmware"),
                 title=rules_label(state.get("rules")), colours=seat_colours(),
-                plan=planner(state.get("rules")), record=None, before=None, seq=hub.seq,
+                plan=planner(state.get("rules")), record=None, before=None, hint=None, seq=hub.seq,
                 stone_ms=stone_ms(config, fixed_ms), live=True)
     while not stop.is_set():
         try:
@@ -112,6 +112,8 @@ def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner
         if ev is None:
             continue
         text = commentary(ev) if ev.get("event") not in ("log", "config") else None  # not for a class
+        if ev.get("event") == "hint":
+            text = "The CPU suggests pit %s for seat %s." % (ev.get("pit"), ev.get("seat"))
         if text:
             hub.notes.append(text)
         changes: dict[str, Any] = {}
@@ -120,12 +122,15 @@ def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner
         elif ev.get("event") in ("new_game", "undo"):
             changes.update(record=None, before=None)
         if changes:
+            changes["hint"] = None   # the board's hint pulses until the game moves on
             hub.seq += 1
             changes["seq"] = hub.seq
         if isinstance(ev.get("state"), dict):
             state = ev["state"]
             changes.update(state=state, title=rules_label(state.get("rules")),
                            plan=planner(state.get("rules")))
+        if ev.get("event") == "hint":
+            changes["hint"] = {"seat": ev.get("seat"), "pit": ev.get("pit")}
         if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
             changes["stone_ms"] = stone_ms(ev["config"], fixed_ms)
         changes["live"] = True

@@ -376,6 +376,8 @@ function onSnapshot(snap) {
     show(st);
     showState(st, snap.live);
   }
+  clearMarks(["hinted"]);
+  if (snap.hint) mark("hinted", snap.hint.seat, snap.hint.pit, true);
   document.body.dataset.seq = String(snap.seq);
   document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
 }
