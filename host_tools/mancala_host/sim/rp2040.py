@@ -193,7 +193,7 @@ class Rp2040Setup:
         self.args = args
         self.root = root
         self.profile_path = profile_path
-        self.heapsize = "Pico"  # the stock image's own heap
+        self.heapsize = "the Pico's"  # the stock image's own heap (the view says "heap: the Pico's")
         folder = mirror(root)
         bootrom = checked(folder, BOOTROM)
         image = os.path.abspath(args.image) if args.image else checked(folder, IMAGE)
