@@ -17,7 +17,7 @@ export class Board {
    * opts: bootrom (Uint32Array), flash (FlashFile), startNanos, i2c {id, sda, scl} or null,
    * irqPin (the MPR121s' IRQ line) or null,
    * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
-   * onSerial(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text).
+   * onSerial(bytes), onTaken(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text).
    */
   constructor(opts) {
     const mcu = new RP2040();
@@ -30,7 +30,7 @@ export class Board {
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset
     this.traps = new FlashTraps(mcu, opts.flash, opts.log, (ns) => this.stall(ns));
-    this.serial = new SerialLine(mcu, opts.onSerial);
+    this.serial = new SerialLine(mcu, opts.onSerial, opts.onTaken);
     this.pio = new PioClock(mcu, opts.onFrame);
     const wd = mcu.peripherals[WATCHDOG_BASE];
     wd.reason = opts.resetReason || 0;

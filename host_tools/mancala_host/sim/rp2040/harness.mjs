@@ -109,27 +109,18 @@ function main() {
   };
 
   const powerUp = (startNanos, reset) => {
-    const next = new Board({
+    return new Board({
       bootrom, flash, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
       wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
-      scratch: reset ? reset.scratch : null, onSerial, onFrame, log,
+      scratch: reset ? reset.scratch : null, onSerial, onTaken: (bytes) => inLines.push(bytes),
+      onFrame, log,
     });
-    // The serial line carries what the host wrote to the new power-up too, in time order.
-    const serial = next.serial;
-    next.serial.cdcIn = (bytes) => {
-      inLines.push(bytes);
-      serial.write(bytes);
-    };
-    return next;
   };
   board = powerUp(0, null);
 
   let hostAnchor = process.hrtime.bigint();
   let emuAnchor = 0;
-  let sleeping = null; // the Timeout of a paced wait, cut short when the host writes
-
   const runChunk = () => {
-    sleeping = null;
     if (board.halted) {
       const why = board.halted;
       trace.write(board.clock.nanos, 'reset', { cause: why.reason });
@@ -149,7 +140,7 @@ function main() {
         hostAnchor = process.hrtime.bigint();
         emuAnchor = clock.nanos;
       } else if (ahead >= 0 && core.waiting) {
-        sleeping = setTimeout(runChunk, Math.max(1, Math.ceil(ahead / 1e6)));
+        setTimeout(runChunk, Math.max(1, Math.ceil(ahead / 1e6)));
         return;
       }
       end = Math.min(end, emuAnchor + Number(process.hrtime.bigint() - hostAnchor) + CHUNK_NS);
@@ -179,14 +170,7 @@ function main() {
     setImmediate(runChunk);
   };
 
-  process.stdin.on('data', (chunk) => {
-    board.serial.cdcIn(chunk);
-    if (sleeping !== null) {
-      clearTimeout(sleeping);
-      sleeping = null;
-      setImmediate(runChunk);
-    }
-  });
+  process.stdin.on('data', (chunk) => board.serial.write(chunk)); // to whichever power-up runs
   process.stdin.on('end', () => process.exit(0)); // the host closed the line: power off
   process.stdout.on('error', () => process.exit(0));
   runChunk();

@@ -8,8 +8,10 @@
 import { USBCDC } from 'rp2040js';
 
 export class SerialLine {
-  constructor(mcu, onDeviceBytes) {
+  /** onDeviceBytes(bytes): the device sent them; onTaken(bytes): the device took host bytes. */
+  constructor(mcu, onDeviceBytes, onTaken) {
     this.usb = mcu.usbCtrl;
+    this.onTaken = onTaken;
     this.pending = [];      // host-to-device bytes not yet taken by the device (Buffers)
     this.heldRead = null;   // {endpoint, size} of an OUT read waiting for bytes
     this.connected = false;
@@ -61,5 +63,6 @@ export class SerialLine {
       }
     }
     this.usb.endpointReadDone(held.endpoint, out.subarray(0, n));
+    this.onTaken(out.subarray(0, n));
   }
 }
