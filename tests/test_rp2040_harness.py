@@ -371,6 +371,22 @@ for addr in (0x5B, 0x5A, 0x5B, 0x5A):
 
 
 @needs_emulator
+def test_the_chips_answer_only_on_the_profiles_pins(chip):
+    """The models sit on GP4/GP5: I2C0 routed to GP0/GP1 reaches nothing."""
+    c = chip("""
+import machine
+for sda, scl in ((0, 1), (4, 5)):
+    i2c = machine.I2C(0, sda=machine.Pin(sda), scl=machine.Pin(scl), freq=400000)
+    try:
+        print("pins", sda, scl, i2c.readfrom_mem(0x5A, 0x5D, 1)[0])
+    except OSError as e:
+        print("pins", sda, scl, "OSError", e.args[0])
+""")
+    assert c.line("pins") == ["pins", "0", "1", "OSError", "5"]
+    assert c.line("pins") == ["pins", "4", "5", str(0x24)]
+
+
+@needs_emulator
 def test_the_irq_line_falls_on_a_touch_and_rises_when_the_status_is_read(chip):
     c = chip(I2C_SETUP + """
 irq = machine.Pin(6, machine.Pin.IN)

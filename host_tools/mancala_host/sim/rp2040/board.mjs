@@ -42,7 +42,8 @@ export class Board {
     if (opts.wireSpec && opts.i2c) {
       this.wire = opts.wire || new DeviceWire(opts.wireSpec, clock);
       this.wire.clock = clock;
-      this.i2cTargets = new I2CTargets(mcu.i2c[opts.i2c.id], this.wire, clock);
+      this.i2cTargets = new I2CTargets(mcu.i2c[opts.i2c.id], this.wire, clock,
+        [mcu.gpio[opts.i2c.sda], mcu.gpio[opts.i2c.scl]]);
       this.lines = new SoftLines(mcu, opts.i2c.sda, opts.i2c.scl, this.wire);
       if (opts.irqPin !== null && opts.irqPin !== undefined) {
         this.irq = new IrqLine(mcu, opts.irqPin, this.wire);

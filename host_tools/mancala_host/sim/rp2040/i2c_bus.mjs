@@ -101,11 +101,18 @@ export class DeviceWire {
   }
 }
 
-/** The I2C controller's target side: transfers to the models, in bus time. */
+const FUNC_I2C = 3; // GPIO function select of the I2C controllers
+
+/**
+ * The I2C controller's target side: transfers to the models, in bus time. The chips sit on
+ * the profile's SDA and SCL pins: while those are not switched to the I2C function, the
+ * controller's transfers reach nothing (a NAK), as on a board wired that way.
+ */
 export class I2CTargets {
-  constructor(i2c, wire, clock) {
+  constructor(i2c, wire, clock, pins) {
     this.i2c = i2c;
     this.wire = wire;
+    this.pins = pins; // [sda, scl] GPIOPins
     this.then = null; // the completion waiting for its bus time (the controller does one thing at a time)
     this.alarm = clock.createAlarm(() => {
       const done = this.then;
@@ -154,6 +161,10 @@ export class I2CTargets {
   }
 
   _connect(address, mode) {
+    if (this.pins.some((pin) => pin.functionSelect !== FUNC_I2C)) {
+      this._nack();
+      return;
+    }
     const reg = this.pointer.get(address) || 0;
     if (mode === 1) { // read: fetch ahead from the register pointer
       const n = Math.max(1, Math.min(PREFETCH, 0x80 - reg));
