@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 STUBS  := $(VENV)/micropython-stubs
 STUBS_PACKAGE := micropython-rp2-rpi-pico-stubs==1.28.*
+CIRCUITPY_LIB := $(VENV)/circuitpython-lib
+NEOPIXEL_PACKAGE := adafruit-circuitpython-neopixel==6.4.2
 
 # The MicroPython source the image is built from: an archive or a folder.  By default the
 # archive in the RP2 mirror (MANCALA_RP2_MIRROR, else build/rp2) when it is there; with none,
@@ -26,6 +28,8 @@ $(STAMP): pyproject.toml Makefile
 	@# The MicroPython stubs the type check reads (tests/test_typecheck.py), for the board's
 	@# v1.28. Kept out of site-packages: they ship an rp2/ folder CPython would import.
 	$(BIN)/python -m pip install --quiet --upgrade --target $(STUBS) '$(STUBS_PACKAGE)'
+	@# The CircuitPython edition's LED library, where deploy --circuitpython takes it from.
+	$(BIN)/python -m pip install --quiet --upgrade --no-deps --target $(CIRCUITPY_LIB) '$(NEOPIXEL_PACKAGE)'
 	@touch $(STAMP)
 
 sim: $(STAMP) rp2040

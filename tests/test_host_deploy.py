@@ -22,10 +22,12 @@ def test_dry_run_lists_the_compiled_tree(tmp_path, capsys):
     sources = []
     for d, _, names in os.walk(os.path.join(ROOT, "firmware")):
         sources += [n for n in names if n.endswith(".py") and n != "manifest.py"]
+    sources.remove("code.py")  # the CircuitPython edition's entry point (deploy --circuitpython)
     listed = [l.split()[0] for l in out.splitlines() if l.startswith("  :")]
     assert len(listed) == len(sources) + 1
     assert ":main.py" in listed and ":profile.json" in listed and ":lib/mancala/game.mpy" in listed
     assert not any(l.endswith(".py") and l != ":main.py" for l in listed)
+    assert ":code.py" not in listed
     mpy = (build / "lib" / "mancala" / "game.mpy").read_bytes()
     assert mpy[0:1] == b"M"  # a .mpy header; armv6m is checked by mpy-cross itself
     with open(os.path.join(ROOT, "hardware", "profiles", "quad.json")) as f:

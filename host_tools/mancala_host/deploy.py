@@ -29,6 +29,7 @@ KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
 NOT_FIRMWARE = ("manifest.py",)  # micropython-lib freezing manifests: build input, not code
 PROFILE_FILE = "profile.json"  # the board's profile, on its flash (see profile install)
 PROFILE_NEW = "profile.json.new"
+CIRCUITPYTHON_ONLY = ("code.py",)  # the CircuitPython edition's entry point (circuitpy.py)
 
 
 def repo_root() -> str:
@@ -90,6 +91,8 @@ def stage(firmware: str, build: str, profile: str,
                 continue
             src = os.path.join(dirpath, name)
             rel = os.path.relpath(src, firmware).replace(os.sep, "/")
+            if rel in CIRCUITPYTHON_ONLY:
+                continue
             keep = rel in KEEP_SOURCE
             out_rel = rel if keep else rel[:-3] + ".mpy"
             out = os.path.join(build, out_rel)

@@ -1,6 +1,7 @@
 """What the drivers and the firmware use from MicroPython that CPython lacks: const() and the
-wrapping millisecond ticks (ticks_ms, ticks_diff, ticks_add). On the board these are
-MicroPython's own; under CPython (tests, the host tool) the same 30-bit arithmetic stands in.
+wrapping millisecond ticks (ticks_ms, ticks_diff, ticks_add). On MicroPython these are its
+own; CircuitPython has only supervisor.ticks_ms() (wrapping at 2**29) and CPython nothing,
+so the same wrapping arithmetic stands in, over each one's period.
 It is the one copy: every module under firmware/lib that needs them imports them from here,
 except the engine `mancala`, which depends on nothing else on the board."""
 try:
@@ -12,14 +13,19 @@ except ImportError:  # CPython: const is just the value
 
 try:
     from time import ticks_ms, ticks_diff, ticks_add
-except ImportError:  # CPython: the same 30-bit wrapping arithmetic as MicroPython's ports
-    import time as _time
+except ImportError:
+    try:
+        from supervisor import ticks_ms  # type: ignore[import-not-found,no-redef]
+        _PERIOD = 1 << 29  # CircuitPython's tick counter wraps here
+    except ImportError:  # CPython: the 30-bit period of MicroPython's ports
+        import time as _time
 
-    _PERIOD = 1 << 30
+        _PERIOD = 1 << 30
+
+        def ticks_ms():
+            return int(_time.monotonic() * 1000) & (_PERIOD - 1)  # type: ignore[attr-defined]
+
     _HALF = _PERIOD >> 1
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & (_PERIOD - 1)  # type: ignore[attr-defined]
 
     def ticks_add(t, delta):  # type: ignore[misc]
         return (t + delta) & (_PERIOD - 1)

@@ -70,7 +70,8 @@ def _parser():
                    help="start with this MPR121 unplugged, e.g. 0x5B (repeatable)")
     p.add_argument("--image", metavar="UF2",
                    help="rp2040 target: run this image instead of the stock MicroPython one; "
-                        "the filesystem gets only profile.json")
+                        "the filesystem gets only profile.json (a CircuitPython image gets "
+                        "the CircuitPython edition on its CIRCUITPY drive)")
     p.add_argument("--blank", action="store_true",
                    help="rp2040 target: start with an empty filesystem (deploy onto it; with "
                         "--image: a Pico just flashed, booting with the image's own profile)")

@@ -118,6 +118,27 @@ def deploy_files(root, profile_path, main_py):
     return files
 
 
+def circuitpython_files(root, profile_path, main_py):
+    """{path on CIRCUITPY: bytes}: what `deploy --circuitpython` copies onto the drive."""
+    from ..circuitpy import board_files, ENTRY
+    from ..errors import BoardError
+
+    try:
+        files = board_files(os.path.join(root, "firmware"), profile_path)
+    except BoardError as e:
+        raise UsageError(str(e).rstrip("."))
+    if main_py:
+        with open(main_py, "rb") as f:
+            files[ENTRY] = f.read()
+    return files
+
+
+def circuitpython_flash(path, files):
+    from .circuitpy_flash import prepare_flash as prepare
+
+    prepare(path, files, FLASH_SIZE)
+
+
 def _littlefs(buffer=None):
     from littlefs import LittleFS, LittleFSError  # noqa: F401  (PyPI littlefs-python)
 
@@ -210,7 +231,14 @@ class Rp2040Setup:
         except OSError as e:
             raise UsageError("cannot use %s as the flash directory: %s"
                              % (self.flash, e.strerror or e))
-        if args.blank:
+        # A CircuitPython image runs the CircuitPython edition from its CIRCUITPY drive.
+        from .circuitpy_flash import image_kind
+        self.kind = image_kind(image) if args.image else "micropython"
+        prepare = prepare_flash
+        if self.kind == "circuitpython":
+            files = {} if args.blank else circuitpython_files(root, profile_path, main_py)
+            prepare = circuitpython_flash
+        elif args.blank:
             files = {}
         elif args.image:
             with open(profile_path, "rb") as f:
@@ -219,7 +247,7 @@ class Rp2040Setup:
             files = deploy_files(root, profile_path, main_py)
         flash_file = os.path.join(self.flash, FLASH_FILE)
         try:
-            prepare_flash(flash_file, files)
+            prepare(flash_file, files)
         except OSError as e:
             raise UsageError("cannot write the board's flash %s: %s" % (flash_file, e.strerror or e))
         env = dict(os.environ)

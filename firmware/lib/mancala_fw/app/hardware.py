@@ -63,16 +63,24 @@ def build(profile):
     return pads, display, wdt
 
 
-def _display(profile):
+def _ws2812():
+    from drivers.ws2812 import WS2812
+    return WS2812
+
+
+def _display(profile, output=_ws2812):
+    """The Display on the LED output class that output() imports (it is built from the
+    profile's data pins and LED counts); a NullDisplay, said on the line, if that import
+    fails. Shared by both editions' hardware layers."""
     try:
         from mancala_fw.display import Display
-        from drivers.ws2812 import WS2812
+        leds_class = output()
     except ImportError as e:
         sys.stdout.write('{"event": "log", "level": "error", "message": "No LED display: %s."}\n'
                          % str(e).replace('"', "'"))
         return NullDisplay()
     pins = [pin for pin, _ in profile.chains]
     lengths = [leds for _, leds in profile.chains]
-    leds = WS2812(pins, lengths)
+    leds = leds_class(pins, lengths)
     display = Display(profile, leds)
     return display

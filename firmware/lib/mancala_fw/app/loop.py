@@ -33,16 +33,17 @@ def _write(text):
     sys.stdout.write(text)
 
 
-def run(flash=""):
-    parts = start(flash)
+def run(flash="", build=None):
+    parts = start(flash, build=build)
     if parts is not None:
         loop(*parts)
 
 
-def start(flash="", write=_write, stream=sys.stdout):
+def start(flash="", write=_write, stream=sys.stdout, build=None):
     """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
     touch, wdt, bringup) for loop(), or None when the profile cannot be loaded (then said on
-    the line). write/stream: the serial line (bench/heap32.py passes a sink)."""
+    the line). write/stream: the serial line (bench/heap32.py passes a sink). build: the
+    hardware layer's build(profile) (default app.hardware's, MicroPython's machine)."""
     # One import at a time with a collection between: these peaks must not stack up (as
     # .mpy they are small; from source the compiler briefly needs several times a module).
     from mancala_fw import profile as profiles
@@ -60,7 +61,8 @@ def start(flash="", write=_write, stream=sys.stdout):
     from mancala_fw.app import App
     gc.collect()
     from mancala_fw.app.commands import table
-    from mancala_fw.app.hardware import build
+    if build is None:
+        from mancala_fw.app.hardware import build
     gc.collect()
     from mancala_fw.touch import Touch
     from mancala_fw.protocol import Protocol

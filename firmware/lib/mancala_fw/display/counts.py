@@ -31,17 +31,8 @@ VALUES = (0, 1, 10, 50, 5, 0, 0)
 NAMES = ("off", "one", "ten", "fifty", "five", "mark", "warn")
 
 try:
-    import micropython
-
-    @micropython.viper
-    def _fill(out, start: int, n: int, kind: int):
-        p = ptr8(out)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
-        i = start
-        end = start + n
-        while i < end:
-            p[i] = kind
-            i += 1
-except (ImportError, AttributeError):
+    from .native import fill as _fill
+except (ImportError, SyntaxError):  # CPython; CircuitPython has no viper
     def _fill(out, start, n, kind):
         for i in range(start, start + n):
             out[i] = kind

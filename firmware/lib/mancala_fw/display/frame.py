@@ -15,26 +15,8 @@ FILL = counts.KINDS          # pseudo-kind: every LED the ring's fill colour (fl
 SLOTS = counts.KINDS + 1
 
 try:
-    import micropython
-
-    @micropython.viper
-    def _paint(buf, kinds, cols, n: int) -> int:
-        b = ptr8(buf)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
-        k = ptr8(kinds)  # type: ignore[name-defined]  # noqa: F821
-        c = ptr8(cols)  # type: ignore[name-defined]  # noqa: F821
-        total = 0
-        i = 0
-        o = 0
-        while i < n:
-            j = k[i] * 3
-            b[o] = c[j]
-            b[o + 1] = c[j + 1]
-            b[o + 2] = c[j + 2]
-            total += c[j] + c[j + 1] + c[j + 2]
-            i += 1
-            o += 3
-        return total
-except (ImportError, AttributeError):
+    from .native import paint as _paint
+except (ImportError, SyntaxError):  # CPython; CircuitPython has no viper
     def _paint(buf, kinds, cols, n):
         total = 0
         o = 0

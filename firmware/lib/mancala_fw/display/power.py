@@ -11,22 +11,8 @@ is never above the budget. All integer maths.
 """
 
 try:
-    import micropython
-
-    @micropython.viper
-    def _scale(buf, n: int, s: int) -> int:
-        p = ptr8(buf)  # type: ignore[name-defined]  # noqa: F821 (viper built-in)
-        total = 0
-        i = 0
-        while i < n:
-            v = (p[i] * s) >> 8
-            p[i] = v
-            total += v
-            i += 1
-        return total
-except (ImportError, AttributeError):  # CPython, or a port without the native emitter
-    micropython = None
-
+    from .native import scale as _scale
+except (ImportError, SyntaxError):  # CPython; CircuitPython has no viper
     def _scale(buf, n, s):
         # Returns the channel sum after scaling, so the caller knows what goes on the wire.
         total = 0

@@ -1,0 +1,125 @@
+"""The emulated Pico running CircuitPython: recognising the image and filling its CIRCUITPY drive.
+
+CircuitPython for raspberry_pi_pico keeps CIRCUITPY as a FAT12 filesystem in the last
+1 MiB of the 2 MB flash (offset 0x100000, 2048 sectors of 512 bytes, one FAT, 512 root
+entries: what the image itself writes on its first boot). `microcontroller.nvm` is the 4 KiB
+sector just below it. Files go in with pyfatfs (PyPI), as a computer would copy them onto
+the drive.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+
+from .launcher import UsageError
+
+BANNER = b"Adafruit CircuitPython "
+BOARD_ID = b"raspberry_pi_pico\x00"
+FS_OFFSET = 0x100000
+FS_SIZE = 0x100000
+LABEL = "CIRCUITPY"
+VOLUME_ID = 0x4D414E43  # fixed, so the same files give the same flash
+
+
+def image_kind(path: str) -> str:
+    """"circuitpython" or "micropython" from the UF2's payload (CircuitPython's banner);
+    UsageError for a CircuitPython image built for another board (its drive is elsewhere)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise UsageError("cannot read the image %s: %s" % (path, e.strerror or e))
+    payload = bytearray()
+    for off in range(0, len(raw) - 511, 512):
+        size = struct.unpack_from("<I", raw, off + 16)[0]
+        payload += raw[off + 32:off + 32 + min(size, 476)]
+    at = payload.find(BANNER)
+    if at < 0:
+        return "micropython"
+    if payload.find(BOARD_ID, max(0, at - 64), at) < 0:
+        raise UsageError("%s is CircuitPython for another board: the emulated Pico runs the "
+                         "raspberry_pi_pico build" % path)
+    return "circuitpython"
+
+
+def _fat(image_path):
+    from pyfatfs.PyFatFS import PyFatFS  # PyPI pyfatfs, pinned in pyproject.toml
+
+    return PyFatFS(image_path, preserve_case=True, utc=True)
+
+
+def _new_fat(image_path):
+    from pyfatfs.PyFat import PyFat
+
+    with open(image_path, "wb") as f:
+        f.write(bytes(FS_SIZE))  # pyfatfs reads the root directory as it formats: zeros
+    pf = PyFat()
+    pf.mkfs(image_path, PyFat.FAT_TYPE_FAT12, size=FS_SIZE, number_of_fats=1, label=LABEL,
+            volume_id=VOLUME_ID)
+    pf.close()
+
+
+def _put(fs, files):
+    written = 0
+    for rel in sorted(files):
+        data = files[rel]
+        path = "/" + rel
+        if fs.exists(path) and fs.readbytes(path) == data:
+            continue
+        folder = os.path.dirname(path)
+        if folder != "/":
+            fs.makedirs(folder, recreate=True)
+        fs.writebytes(path, data)
+        written += 1
+    return written
+
+
+def prepare_flash(path: str, files: dict[str, bytes], flash_size: int) -> None:
+    """Make sure path holds the board's flash with these files on CIRCUITPY.
+
+    A new flash gets a fresh drive with the files (none: left erased, and CircuitPython
+    formats it at its first boot). An existing one keeps everything, the saves in nvm
+    included; only files that differ are rewritten. A drive that does not read as FAT is
+    left alone (CircuitPython will format it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        image = os.path.join(tmp, "circuitpy.img")
+        if not os.path.exists(path):
+            flash = bytearray(b"\xff") * flash_size
+            if files:
+                _new_fat(image)
+                fs = _fat(image)
+                try:
+                    _put(fs, files)
+                finally:
+                    fs.close()
+                with open(image, "rb") as f:
+                    flash[FS_OFFSET:FS_OFFSET + FS_SIZE] = f.read()
+            with open(path + ".new", "wb") as f:
+                f.write(flash)
+            os.replace(path + ".new", path)
+            return
+        size = os.path.getsize(path)
+        if size != flash_size:
+            raise UsageError("%s is not a Pico flash image (%d bytes, not %d): remove it to "
+                             "start with a new one" % (path, size, flash_size))
+        if not files:
+            return
+        with open(path, "r+b") as f:
+            f.seek(FS_OFFSET)
+            region = f.read(FS_SIZE)
+            with open(image, "wb") as g:
+                g.write(region)
+            try:
+                fs = _fat(image)
+            except Exception:  # not (yet) a FAT drive: the board formats it
+                return
+            try:
+                written = _put(fs, files)
+            finally:
+                fs.close()
+            if written:
+                with open(image, "rb") as g:
+                    f.seek(FS_OFFSET)
+                    f.write(g.read())

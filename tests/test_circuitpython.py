@@ -1,0 +1,171 @@
+"""The CircuitPython edition: its files, the CIRCUITPY drive in the emulated Pico's flash, and
+the board booting on stock CircuitPython 9.2.9 on the emulated Pico.
+
+The emulated part stays short: CircuitPython compiles the firmware from source at each boot
+(about a minute of host time at the emulator's speed).
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import queue
+
+import pytest
+
+from conftest import ROOT
+
+from mancala_host import circuitpy
+from mancala_host.errors import BoardError
+from mancala_host.sim import circuitpy_flash, rp2040
+
+MIRROR = os.environ.get(rp2040.MIRROR_ENV) or os.path.join(ROOT, "build", "rp2")
+CP_IMAGE = "circuitpython-9.2.9-raspberry_pi_pico.uf2"
+PROFILE = os.path.join(ROOT, "hardware", "profiles", "duo.json")
+FIRMWARE = os.path.join(ROOT, "firmware")
+TIMEOUT = 300.0  # host seconds; reached only when something is broken
+
+needs_circuitpython = pytest.mark.skipif(
+    not os.path.isfile(os.path.join(MIRROR, CP_IMAGE))
+    or not os.path.isdir(os.path.join(rp2040.HARNESS_DIR, "node_modules", "rp2040js")),
+    reason="the CircuitPython image (MANCALA_RP2_MIRROR) or rp2040js (make rp2040) is missing")
+
+
+# ------------------------------------------------------------------ the files
+def test_the_board_files_are_code_py_lib_neopixel_and_the_profile():
+    files = circuitpy.board_files(FIRMWARE, PROFILE)
+    assert files["code.py"].startswith(b'"""Boots the board on CircuitPython')
+    assert "lib/neopixel.py" in files and b"class NeoPixel" in files["lib/neopixel.py"]
+    assert "lib/mancala/game.py" in files and "lib/mancala_fw/app/loop.py" in files
+    assert "lib/mancala_fw/app/circuitpython.py" in files
+    assert json.loads(files["profile.json"])["name"] == "duo"
+    assert not [rel for rel in files if rel.endswith("manifest.py") or rel == "main.py"]
+    assert all(rel.endswith(".py") for rel in files if rel.startswith("lib/"))
+
+
+def test_a_missing_neopixel_library_is_one_sentence(monkeypatch, tmp_path):
+    monkeypatch.setenv(circuitpy.LIB_DIR_ENV, str(tmp_path))
+    with pytest.raises(BoardError, match="neopixel.py is not installed .* run 'make venv'"):
+        circuitpy.board_files(FIRMWARE, PROFILE)
+
+
+# ------------------------------------------------------------------ the image and the drive
+@needs_circuitpython
+def test_the_image_kind_is_read_from_the_uf2():
+    assert circuitpy_flash.image_kind(os.path.join(MIRROR, CP_IMAGE)) == "circuitpython"
+    assert circuitpy_flash.image_kind(os.path.join(MIRROR, rp2040.IMAGE)) == "micropython"
+
+
+def _drive(flash_path):
+    """The CIRCUITPY region of a flash file, opened with pyfatfs."""
+    from pyfatfs.PyFatFS import PyFatFS
+
+    image = flash_path + ".fat"
+    with open(flash_path, "rb") as f:
+        f.seek(circuitpy_flash.FS_OFFSET)
+        region = f.read(circuitpy_flash.FS_SIZE)
+    with open(image, "wb") as f:
+        f.write(region)
+    return PyFatFS(image)
+
+
+def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_rest(tmp_path):
+    path = str(tmp_path / "flash.bin")
+    files = {"code.py": b"print(1)\n", "lib/a/b.py": b"x = 1\n"}
+    circuitpy_flash.prepare_flash(path, files, rp2040.FLASH_SIZE)
+    with open(path, "rb") as f:
+        flash = f.read()
+    assert len(flash) == rp2040.FLASH_SIZE
+    assert flash[:circuitpy_flash.FS_OFFSET] == b"\xff" * circuitpy_flash.FS_OFFSET  # nvm too
+    assert flash[circuitpy_flash.FS_OFFSET + 54:circuitpy_flash.FS_OFFSET + 59] == b"FAT12"
+    fs = _drive(path)
+    assert fs.readbytes("/lib/a/b.py") == b"x = 1\n"
+    fs.writebytes("/boot_out.txt", b"Adafruit CircuitPython 9.2.9\n")  # as the board would
+    fs.close()
+    with open(path + ".fat", "rb") as f, open(path, "r+b") as g:
+        g.seek(circuitpy_flash.FS_OFFSET)
+        g.write(f.read())
+        g.seek(0xFF000)
+        g.write(b"saved")  # microcontroller.nvm, below the drive
+    circuitpy_flash.prepare_flash(path, {"code.py": b"print(2)\n", "lib/a/b.py": b"x = 1\n"},
+                                  rp2040.FLASH_SIZE)
+    fs = _drive(path)
+    assert fs.readbytes("/code.py") == b"print(2)\n"
+    assert fs.readbytes("/boot_out.txt").startswith(b"Adafruit CircuitPython")
+    fs.close()
+    with open(path, "rb") as f:
+        f.seek(0xFF000)
+        assert f.read(5) == b"saved"
+
+
+# ------------------------------------------------------------------ on the emulated Pico
+class Line:
+    """The sim's --stdio serial line, read by a thread (lines that are not JSON are kept
+    apart: CircuitPython's own banner and prompts)."""
+
+    def __init__(self, argv, env):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env)
+        self.lines = queue.Queue()
+        self.other = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            text = raw.decode("utf-8", "replace").strip()
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                self.other.append(text)
+                continue
+            self.lines.put(obj)
+        self.lines.put(None)
+
+    def next(self):
+        obj = self.lines.get(timeout=TIMEOUT)
+        assert obj is not None, "the board stopped: %s %s" % (
+            self.other[-5:], self.proc.stderr.read().decode()[-2000:])
+        return obj
+
+    def event(self, name):
+        while True:
+            obj = self.next()
+            if obj.get("event") == name:
+                return obj
+
+    def request(self, cmd, **args):
+        self.proc.stdin.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
+        self.proc.stdin.flush()
+        while True:
+            obj = self.next()
+            if obj.get("id") == cmd:
+                return obj
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def circuitpython_board(flash, profile="duo"):
+    env = dict(os.environ)
+    env.setdefault(rp2040.MIRROR_ENV, MIRROR)
+    argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
+            "--pace", "free", "--profile", profile, "--flash", str(flash),
+            "--image", os.path.join(MIRROR, CP_IMAGE)]
+    return Line(argv, env)
+
+
+@needs_circuitpython
+def test_circuitpython_boots_the_game_and_reports_its_heap(tmp_path):
+    board = circuitpython_board(tmp_path / "flash")
+    try:
+        boot = board.event("boot")
+        assert boot["board"] == "duo" and boot["rules"]["variant"] == "kalah"
+        hello = board.request("hello")
+        assert hello["ok"] and hello["firmware"] == boot["firmware"]
+        memory = board.request("diag", action="memory")
+        assert memory["ok"] and memory["free"] > 0 and memory["min_free"] <= memory["free"]
+        print("CircuitPython heap: free %d, min_free %d" % (memory["free"], memory["min_free"]))
+        assert not [line for line in board.other if "Traceback" in line], board.other
+    finally:
+        board.close()
