@@ -169,3 +169,58 @@ def test_circuitpython_boots_the_game_and_reports_its_heap(tmp_path):
         assert not [line for line in board.other if "Traceback" in line], board.other
     finally:
         board.close()
+
+
+# ------------------------------------------------------------------ saves in nvm
+@pytest.fixture
+def nvm(monkeypatch):
+    """storage.slots over a 4 KiB bytearray standing in for microcontroller.nvm (erased)."""
+    from mancala_fw.storage import slots
+
+    memory = bytearray(b"\xff" * 4096)
+    for name, value in (("_nvm", memory), ("_files", None), ("_slot", -1), ("_seq", 0),
+                        ("_problem", None)):
+        monkeypatch.setattr(slots, name, value)
+    return slots, memory
+
+
+def _reboot(slots):
+    slots._files, slots._slot, slots._seq, slots._problem = None, -1, 0, None
+
+
+def test_nvm_saves_alternate_slots_and_the_newest_valid_one_is_loaded(nvm):
+    slots, memory = nvm
+    assert slots.load("game.json", "mancala-game") == (None, None)
+    slots.save("game.json", {"format": "mancala-game", "moves": "1"})
+    slots.save("settings.json", {"format": "mancala-settings", "config": {}})
+    slots.save("game.json", {"format": "mancala-game", "moves": "12"})
+    assert memory[0:4] == b"MNCL" and memory[2048:2052] == b"MNCL"
+    _reboot(slots)
+    assert slots.load("game.json", "mancala-game")[0]["moves"] == "12"
+    assert slots.load("settings.json", "mancala-settings")[0]["config"] == {}
+    # A write cut short in the newest slot: the older one is used.
+    newest = slots._slot
+    memory[newest * 2048 + 20] ^= 0xFF
+    _reboot(slots)
+    assert slots.load("game.json", "mancala-game")[0]["moves"] == "1"
+    assert slots.load("settings.json", "mancala-settings")[0]["config"] == {}
+
+
+def test_a_save_too_big_for_a_slot_fails_and_keeps_the_old_one(nvm):
+    slots, memory = nvm
+    slots.save("game.json", {"format": "mancala-game", "moves": "1"})
+    with pytest.raises(OSError):
+        slots.save("game.json", {"format": "mancala-game", "moves": "1" * 3000})
+    _reboot(slots)
+    assert slots.load("game.json", "mancala-game")[0]["moves"] == "1"
+
+
+def test_unreadable_slots_and_a_wrong_kind_are_one_sentence_each(nvm):
+    slots, memory = nvm
+    slots.save("game.json", {"format": "mancala-game", "moves": ""})
+    assert slots.load("game.json", "mancala-settings")[1] == (
+        "game.json is not a mancala-settings file; it was replaced by defaults.")
+    memory[30] ^= 0xFF
+    _reboot(slots)
+    obj, problem = slots.load("game.json", "mancala-game")
+    assert obj is None and problem == "The saves in nvm could not be read (corrupt); defaults are used."

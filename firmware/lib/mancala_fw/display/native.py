@@ -5,6 +5,7 @@ They live apart because `@micropython.viper` is a syntax error where there is no
 emitter (CircuitPython): this module then fails to import, and counts, frame and power use
 their plain loops instead, which do the same on every interpreter.
 """
+# twin: the whole module
 import micropython
 
 

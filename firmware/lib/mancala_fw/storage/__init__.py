@@ -1,4 +1,5 @@
-"""Atomic JSON files on the board's flash (littlefs on the Pico, the sim's flash directory).
+"""Atomic JSON files on the board's flash (littlefs on the Pico, the sim's flash directory);
+on CircuitPython the same three calls keep them in nvm instead (storage/slots.py says why).
 
 save() writes a temporary file and renames it over the old one, so a power cut leaves either
 the old file or the new one, never a half-written one. load() never raises: a missing file is
@@ -41,6 +42,11 @@ def load(path, kind="mancala"):
             f.close()
     except (OSError, ValueError, UnicodeError, MemoryError):
         return None, "%s could not be read (corrupt); it was replaced by defaults." % path
+    return checked(obj, path, kind)
+
+
+def checked(obj, path, kind):
+    """(obj, None) if obj is a saved file of this kind, else (None, a sentence)."""
     if not isinstance(obj, dict) or obj.get("format") != kind:
         return None, "%s is not a %s file; it was replaced by defaults." % (path, kind)
     return obj, None
@@ -52,3 +58,15 @@ def remove(path):
         os.remove(path)
     except OSError:
         pass
+
+
+def _circuitpython_nvm():
+    try:
+        import microcontroller  # type: ignore[import-not-found]  # CircuitPython only
+    except ImportError:
+        return False
+    return getattr(microcontroller, "nvm", None) is not None
+
+
+if _circuitpython_nvm():
+    from .slots import save, load, remove  # noqa: F811
