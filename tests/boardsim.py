@@ -26,6 +26,7 @@ if HOST_TOOLS not in sys.path:
     sys.path.insert(0, HOST_TOOLS)
 from mancala_host.sim import mpy_lib  # noqa: E402
 from mancala_host.sim.devices import Devices  # noqa: E402
+from waits import HANG_S  # noqa: E402
 
 MICROPYTHON = os.path.join(ROOT, ".venv", "bin", "micropython")
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -33,7 +34,7 @@ FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")  # the 
 LIB = os.path.join(ROOT, "firmware", "lib")                                # the sources
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 HEAP = "1M"  # the memory tests use less: tests/test_board_memory.py
-TIMEOUT = 20.0  # seconds; only ever reached when something is broken
+TIMEOUT = HANG_S  # seconds; only ever reached when something is broken
 
 
 def micropypath(source=None):

@@ -15,6 +15,7 @@ import sys
 import urllib.request
 
 from test_host_sim import ENV, wait_for  # noqa: F401  (wait_for is for the callers too)
+from waits import HANG_S
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -35,7 +36,7 @@ def start_web(link, *args):
 def stop_web(web):
     web.terminate()
     try:
-        web.wait(10)
+        web.wait(HANG_S)
     except subprocess.TimeoutExpired:
         web.kill()
         web.wait()
@@ -63,7 +64,7 @@ def chromium(profile_dir, width, height):
 
 
 def snapshot(url):
-    with urllib.request.urlopen(url + "snapshot", timeout=10) as r:
+    with urllib.request.urlopen(url + "snapshot", timeout=HANG_S) as r:
         return json.loads(r.read().decode())
 
 
@@ -80,7 +81,7 @@ def press(url, seat, pit):
     before = first_snapshot(url)["seq"]
     body = json.dumps({"seat": seat, "pit": pit}).encode()
     req = urllib.request.Request(url + "press", data=body, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=15) as r:
+    with urllib.request.urlopen(req, timeout=HANG_S) as r:
         answer = json.loads(r.read().decode())
     if not answer.get("ok"):
         raise AssertionError("press %d %d: %s" % (seat, pit, answer))

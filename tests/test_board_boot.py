@@ -5,6 +5,7 @@ import os
 import subprocess
 
 from boardsim import Board, MAIN, MICROPYTHON, micropypath
+from waits import HANG_S
 
 
 def _write(flash, name, text):
@@ -83,7 +84,7 @@ def _one_error_line(flash, heap="1M"):
     error on stdout and no traceback anywhere. Returns its message."""
     env = dict(os.environ, MICROPYPATH=micropypath())
     out = subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap, MAIN], cwd=flash, env=env,
-                         input=b"", capture_output=True, timeout=30)
+                         input=b"", capture_output=True, timeout=HANG_S)
     (line,) = out.stdout.decode().splitlines()
     msg = json.loads(line)
     assert msg["event"] == "log" and msg["level"] == "error"

@@ -3,13 +3,12 @@ match the game's state, and no frame draws more current than the configured limi
 import json
 import os
 import random
-import time
-
 
 from mancala_fw import profile as profiles
 from mancala_fw.display.reader import read_counts
 
 from boardsim import Board, PROFILES
+from waits import wait_for
 
 
 def frames(b, prof):
@@ -44,16 +43,15 @@ def shown(prof, seating, chains):
     return pits, stores
 
 
-def wait_for_counts(b, prof, seating, state, tries=200):
+def wait_for_counts(b, prof, seating, state):
     """The rings settle on the state once the animation has run; poll the captured frames."""
-    for _ in range(tries):
+    def settled():
         last = None
         for last in frames(b, prof):
             pass
-        if last is not None and shown(prof, seating, last) == (state["pits"], state["stores"]):
-            return True
-        time.sleep(0.05)
-    return False
+        return last is not None and shown(prof, seating, last) == (state["pits"], state["stores"])
+    return wait_for("the rings to show %r" % ((state["pits"], state["stores"]),), settled,
+                    interval_s=0.05)
 
 
 def _play(b, prof, rules_and_limits, check):

@@ -304,30 +304,47 @@ def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
     # The loop ticks the app (which sends idle frames: breathing, hint, timer) only in a pass
     # that polled the pads, not in the passes that serial bytes wake up between polls: a
     # chain sent between two polls could still be on the wire when the next touch wants it.
-    import threading
+    # No thread and no wall clock: each pad poll writes the next serial bytes, and the loop's
+    # clock moves 1 ms each time it is read, so every run takes the same passes.
     from mancala_fw.app import loop as mainloop
 
     calls = []
-    fake = _Recorder(calls)
+    clock = [0]
+    fed_at = []     # the loop's time at each serial byte
+    polled_at = []  # and at each pad poll
+
+    def ticks_ms():
+        clock[0] += 1
+        return clock[0]
+
     rfd, wfd = os.pipe()
-    stdin = os.fdopen(rfd, "r")
+    stdin = os.fdopen(rfd, "rb", buffering=0)  # unbuffered, as the board's line
     monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(mainloop, "ticks_ms", ticks_ms)
 
-    def host():
-        # A serial byte now and then, between pad polls, then the host closes the line.
-        for _ in range(30):
-            os.write(wfd, b" ")
-            threading.Event().wait(0.003)
-        os.close(wfd)
+    class Board(_Recorder):
+        def poll(self):
+            polled_at.append(clock[0])
+            if len(polled_at) <= 10:
+                os.write(wfd, b"   ")  # three serial bytes, here before the next poll is due
+            elif len(polled_at) == 11:
+                os.close(wfd)  # then the host closes the line
+            return _Recorder.poll(self)
 
-    t = threading.Thread(target=host)
-    t.start()
+        def feed(self, byte):
+            fed_at.append(clock[0])
+            _Recorder.feed(self, byte)
+
+    fake = Board(calls)
     try:
         mainloop.loop(fake, fake, fake, fake, None)
     finally:
-        t.join()
         stdin.close()
-    assert calls.count("serial") == 30 and calls.count("poll") >= 2
+    assert calls.count("serial") == 30 and calls.count("poll") == 11
+    # the bytes came in passes of their own, before the next poll was due
+    for i in range(10):
+        assert all(polled_at[i] < t < polled_at[i] + mainloop.PAD_MS for t in fed_at[3 * i:3 * i + 3])
+        assert polled_at[i + 1] >= polled_at[i] + mainloop.PAD_MS
     # every tick comes right after a poll, in the same pass; serial passes do not tick
     for i, c in enumerate(calls):
         if c == "tick":

@@ -19,6 +19,7 @@ from mancala_host import bringup
 from mancala_host.client import Client
 from mancala_host.errors import BoardError, PortLost
 from mancala_host.transport import Transport
+from waits import HANG_S
 
 
 class BoardLine(Transport):
@@ -58,7 +59,7 @@ class BoardLine(Transport):
 
 
 def _client(line):
-    client = Client(line, timeout=10)
+    client = Client(line, timeout=HANG_S)
     client.hello()
     return client
 

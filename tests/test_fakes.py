@@ -11,13 +11,15 @@ import pytest
 
 from conftest import FIRMWARE_LIB, MICROPYTHON, MPY_CROSS, ROOT
 from boardsim import Devices  # boardsim puts host_tools on sys.path
+from waits import HANG_S
 
 FAKES = os.path.join(ROOT, "host_tools", "mancala_host", "sim", "fakes")
 _spec = importlib.util.spec_from_file_location("mpy_cache", os.path.join(FAKES, "mpy_cache.py"))
 mpy_cache = importlib.util.module_from_spec(_spec)  # by path: the fakes stay off sys.path
 _spec.loader.exec_module(mpy_cache)
 
-# Polls two chips every 2 ms and prints each change of the masks; ends after "5a 11 1".
+# Polls two chips every 2 ms and prints each change of the masks; ends after "5a 11 1" (or
+# after HANG_S, when something is broken).
 POLLER = r"""
 import machine, time
 from drivers.mpr121 import MPR121Group
@@ -26,7 +28,8 @@ print("scan", i2c.scan())
 group = MPR121Group(i2c, (0x5A, 0x5B), retry_ms=0)
 print("ready", group.poll())
 last = None
-for _ in range(5000):
+end = time.ticks_add(time.ticks_ms(), %d)
+while time.ticks_diff(end, time.ticks_ms()) > 0:
     m = group.poll()
     if m != last:
         last = list(m)
@@ -34,7 +37,7 @@ for _ in range(5000):
         if m[0] == 1 << 11:
             break
     time.sleep_ms(2)
-"""
+""" % (HANG_S * 1000)
 
 
 # After POLLER: whether the MPR121 register models were loaded into the board process.
@@ -104,14 +107,14 @@ def test_touch_commands_reach_the_driver(tmp_path, kind, bus):
         assert _expect(board, "masks") == "[2048, 0]"
         if dev is not None:
             assert _expect(board, "models") == "False"  # they ran outside the board
-        assert board.wait(timeout=30) == 0, board.stderr.read()
+        assert board.wait(timeout=HANG_S) == 0, board.stderr.read()
     finally:
         board.kill()
         board.wait()
         if kind == "fifo":
             os.close(fd)
     if dev is not None:
-        assert dev.proc.wait(timeout=10) == 0  # ended by itself when the board closed the pipe
+        assert dev.proc.wait(timeout=HANG_S) == 0  # ended by itself when the board closed the pipe
 
 
 def test_absent_chips_are_not_on_the_bus():
@@ -121,7 +124,7 @@ def test_absent_chips_are_not_on_the_bus():
     board = _board(script, {"MANCALA_SIM_CHIPS": "5a,5c"})
     assert _expect(board, "scan") == "[90, 92]"
     assert _expect(board, "error") == "5"
-    board.wait(timeout=30)
+    board.wait(timeout=HANG_S)
 
 
 def test_frames_are_appended_as_json_lines(tmp_path):
@@ -136,7 +139,7 @@ def test_frames_are_appended_as_json_lines(tmp_path):
               "print('done')\n")
     board = _board(script, {"MANCALA_SIM_FRAMES": str(path)})
     assert _expect(board, "done") == ""
-    board.wait(timeout=30)
+    board.wait(timeout=HANG_S)
     frames = [json.loads(line) for line in path.read_text().splitlines()]
     assert frames == [
         {"pin": 2, "grb": "010203040506"},
@@ -154,7 +157,7 @@ def test_watchdog_starvation_is_reported_not_fatal():
     board = _board(script, {})
     assert _expect(board, "starved") == "1"
     assert "8388" in _expect(board, "limit")
-    board.wait(timeout=30)
+    board.wait(timeout=HANG_S)
     assert "would have reset" in board.stderr.read()
 
 
@@ -164,7 +167,7 @@ def test_fakes_import_under_cpython():
         [sys.executable, "-c", "import machine, rp2, neopixel\n"
                           "from drivers.mpr121 import MPR121\n"
                           "print(hex(MPR121(machine.I2C(0)).touched()))"],
-        env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
+        env=env, capture_output=True, text=True, timeout=HANG_S, cwd=ROOT)
     assert out.stdout.strip() == "0x0", out.stderr
 
 
@@ -237,7 +240,7 @@ def _heap_probe(tmp_path, fakes, devices=False):
     out = {}
     for key in ("kept", "per_frame", "violations"):
         out[key] = _expect(board, key)
-    board.wait(timeout=60)
+    board.wait(timeout=HANG_S)
     if devices:
         dev.stop()
     lines = (tmp_path / "frames").read_text().splitlines()
@@ -278,7 +281,7 @@ def test_precompiled_fakes_run_the_drivers(tmp_path):
                    {}, fakes=path)
     assert _expect(board, "from").split() == [os.path.join(path, "machine.mpy"),
                                               os.path.join(path, "rp2.mpy")]
-    board.wait(timeout=30)
+    board.wait(timeout=HANG_S)
     kept, per_frame = _heap_probe(tmp_path, path)
     assert per_frame < 16
 

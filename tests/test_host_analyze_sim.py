@@ -17,6 +17,7 @@ from mancala_host.record import GameTracker
 from mancala_host.session import open_client
 from test_host_analyze import move_values
 from test_host_sim import Sim
+from waits import HANG_S
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def sim(tmp_path):
 def test_analyze_a_game_recorded_from_the_board(sim, tmp_path, capsys):
     log = str(tmp_path / "board.jsonl")
     said = []
-    client = open_client(sim.link, timeout=5.0)
+    client = open_client(sim.link, timeout=HANG_S)
     try:
         client.request("set_config", config={"animation_ms": 0, "seats": [
             {"kind": "human"}, {"kind": "cpu", "level": 3}]})

@@ -9,6 +9,7 @@ import pytest
 from fakeport import HELLO, FakePort
 from firmware_image import make_uf2
 from mancala_host import cli, flash, imagebuild, session
+from waits import HANG_S
 
 RP2040_INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
 RP2350_INFO = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
@@ -159,7 +160,7 @@ def test_a_copy_cut_short_is_one_sentence(tmp_path, image, capsys):
     os.mkfifo(fifo)
     t, got = _reader(fifo, 64 * 1024)  # the drive goes away after 64 KB
     assert flash_cli(image, "--drive", d, "--no-wait") == 1
-    t.join(5)
+    t.join(HANG_S)
     err = capsys.readouterr().err
     size = format(image.stat().st_size, ",")
     assert err.startswith("The copy to %s stopped after " % d) and (" of %s bytes (" % size) in err
@@ -175,6 +176,6 @@ def test_a_pico_that_restarts_on_the_last_block_is_a_success(tmp_path, image, ca
     os.mkfifo(fifo)
     t, got = _reader(fifo, None, then=lambda: os.remove(str(d / "INFO_UF2.TXT")))
     assert flash_cli(image, "--drive", d, "--no-wait") == 0
-    t.join(5)
+    t.join(HANG_S)
     assert got[0] == image.stat().st_size
     assert "Copied %s bytes" % format(image.stat().st_size, ",") in capsys.readouterr().out

@@ -13,6 +13,7 @@ import pytest
 from mancala import Game, Rules
 from mancala_host import cli
 from test_host_sim import ENV, Sim, wait_for
+from waits import HANG_S
 
 
 def _json(capsys, link, *argv):
@@ -53,7 +54,7 @@ def test_the_readme_steps_record_then_replay(tmp_path, capsys, stop):
             # the board's state is the only judge of the move having been played
             wait_for("the move to be played", lambda: _pits_of(sim) == game.to_dict()["pits"])
         proc.send_signal(stop)  # the teacher's Ctrl-C, or the terminal window closed
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=HANG_S)
     finally:
         sim.stop()
     assert proc.returncode == 0 and "Traceback" not in err, err

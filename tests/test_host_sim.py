@@ -21,6 +21,7 @@ import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
 
 from mancala_host import cli, record
 from mancala_host.session import open_client
+from waits import HANG_S, wait_for  # noqa: F401  (wait_for is for the callers too)
 
 ROOT = fakeport.ROOT
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "host_tools"), os.path.join(ROOT, "firmware", "lib")]))
@@ -29,17 +30,6 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "host_tool
 # These tests are about the host tool, not the firmware's memory (its own tests hold it to the
 # Pico's heap); a roomier heap keeps the sim's frame-capturing fakes from starving the app.
 HEAP = "320k"
-
-
-def wait_for(what, check, deadline_s=20.0):
-    end = time.monotonic() + deadline_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError("gave up waiting for " + what)
-        time.sleep(0.05)
 
 
 class Sim:
@@ -78,7 +68,7 @@ class Sim:
         if not os.path.exists(self.link):
             return False
         try:
-            open_client(self.link, timeout=2.0).close()
+            open_client(self.link, timeout=HANG_S).close()
             return True
         except Exception as exc:
             # A watcher of the test (watch, record, web) that reconnected first holds the
@@ -95,7 +85,7 @@ class Sim:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(5)
+                self.proc.wait(HANG_S)
             except subprocess.TimeoutExpired:
                 self.kill()
 
@@ -186,18 +176,10 @@ def test_record_survives_the_sim_being_killed(sim, capsys, tmp_path):
 
     def play(seat, pit):
         n = len(tracker.game["moves"]) if tracker.game else 0
-        moved = lambda: tracker.game is None or len(tracker.game["moves"]) > n  # noqa: E731
-        # A move whose event is lost is caught up by record's state check within a few
-        # seconds; no progress after 8 s means the board dropped the touch itself (e.g. a
-        # firmware MemoryError), so touching again cannot play a second move.
-        for attempt in range(3):
-            sim.touch(seat, pit)
-            try:
-                wait_for("the move %d/%d" % (seat, pit), moved, deadline_s=8.0)
-                return
-            except AssertionError:
-                continue
-        raise AssertionError("the board never played %d/%d after %s (%s)" % (seat, pit, played, said))
+        sim.touch(seat, pit)
+        # A move whose event is lost is caught up by record's state check.
+        wait_for("the move %d/%d after %s (%s)" % (seat, pit, played, said),
+                 lambda: tracker.game is None or len(tracker.game["moves"]) > n)
 
     from mancala import Game, Rules
     game = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=0)
@@ -215,7 +197,7 @@ def test_record_survives_the_sim_being_killed(sim, capsys, tmp_path):
         played.append((seat, pit))
         play(seat, pit)
         moves += 1
-    worker.join(20)
+    worker.join(HANG_S)
     assert result == [0]
     assert any("continues (6 move(s) kept)" in s for s in said), said
     lines = open(log).read().splitlines()
@@ -245,7 +227,7 @@ def _watch(sim, events, during):
         first = proc.stdout.readline()
         assert first.startswith("Watching Board duo"), first + proc.stderr.read()
         during(proc)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()

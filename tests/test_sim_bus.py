@@ -13,10 +13,11 @@ from boardsim import Board
 from conftest import ROOT
 from test_fakes import _board, _expect, _with_devices
 from test_sim_helpers import start_sim
-from test_sim_launcher import alive, child_pids, wait_for
+from test_sim_launcher import alive, child_pids
 
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 from mancala_host.sim import devices  # noqa: E402
+from waits import HANG_S, wait_for  # noqa: E402
 
 
 def _serve(env):
@@ -47,7 +48,7 @@ def _serve(env):
 
     def close():
         os.close(req_w)
-        thread.join(5)
+        thread.join(HANG_S)
         ended = not thread.is_alive()
         for fd in (req_r, ans_r, ans_w):
             os.close(fd)
@@ -118,7 +119,7 @@ def test_the_device_process_ends_after_a_power_cut(tmp_path):
         b.ok("new_game")
         b.proc.send_signal(signal.SIGKILL)
         b.proc.wait()
-        assert b.devices.proc.wait(timeout=10) == 0  # EOF on its pipe, not a kill
+        assert b.devices.proc.wait(timeout=HANG_S) == 0  # EOF on its pipe, not a kill
     finally:
         b.close()
 
@@ -138,8 +139,8 @@ def test_a_board_started_by_the_launcher_with_stdio_gets_the_device_process(tmp_
         assert len(devices) == 1 and alive(devices[0])
     finally:
         proc.stdin.close()
-        proc.wait(timeout=20)
-    wait_for(lambda: not alive(devices[0]), "the device process to end with the board")
+        proc.wait(timeout=HANG_S)
+    wait_for("the device process to end with the board", lambda: not alive(devices[0]))
 
 
 def test_a_scan_sees_a_chip_unplugged_in_the_touch_file_at_once():
@@ -176,5 +177,5 @@ def test_a_transfer_past_255_bytes_fails_like_a_nak_and_the_bus_goes_on(tmp_path
         dev.handed_over()
     assert _expect(board, "error") == "5"
     assert _expect(board, "config2") == "36"  # 0x24, the chip's reset value
-    board.wait(timeout=30)
-    assert dev.proc.wait(timeout=10) == 0
+    board.wait(timeout=HANG_S)
+    assert dev.proc.wait(timeout=HANG_S) == 0

@@ -14,6 +14,7 @@ import pytest
 import serial
 
 from test_sim_helpers import ROOT, echo_main, one_sentence, sim_command, sim_env, start_sim
+from waits import HANG_S, wait_for
 
 from mancala_host.sim import launcher
 
@@ -56,12 +57,12 @@ def test_a_pty_link_over_a_regular_file_is_refused(tmp_path, capsys):
 
 def test_the_view_without_a_terminal_says_to_use_a_headless_form(tmp_path):
     proc = subprocess.run(sim_command("--main", echo_main(tmp_path)), env=sim_env(),
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 2
     assert "--pty LINK or --stdio" in one_sentence(proc.stderr)
 
 
-def next_line(proc, timeout=20.0):
+def next_line(proc, timeout=HANG_S):
     """The board's next output line as JSON, failing (not hanging) if none comes.
 
     Reads the pipe's fd directly, because select() cannot see lines a file object buffered.
@@ -78,7 +79,7 @@ def next_line(proc, timeout=20.0):
     line, _, rest = bytes(pending).partition(b"\n")
     pending[:] = rest
     if line.startswith(b"Traceback"):               # the board's last words, whole
-        proc.wait(10)
+        proc.wait(HANG_S)
         rest += proc.stdout.read()
         raise AssertionError("the board crashed: " + (line + b"\n" + rest).decode())
     return json.loads(line)
@@ -90,7 +91,7 @@ _pending = {}
 def run_stdio(tmp_path, *args, env=None, stdin=""):
     proc = subprocess.run(sim_command("--stdio", "--main", echo_main(tmp_path), *args),
                           env=env or sim_env(), input=stdin, capture_output=True, text=True,
-                          timeout=30)
+                          timeout=HANG_S)
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     return proc, lines
 
@@ -168,7 +169,7 @@ def test_stdio_pid_is_the_board_so_sigkill_is_a_power_cut(tmp_path):
         assert b"heapsize=" + launcher.DEFAULT_HEAPSIZE.encode() in cmdline and echo_main(tmp_path).encode() in cmdline
     finally:
         proc.send_signal(signal.SIGKILL)
-        assert proc.wait(10) == -signal.SIGKILL
+        assert proc.wait(HANG_S) == -signal.SIGKILL
 
 
 def test_a_temporary_flash_is_removed_after_a_power_cut(tmp_path):
@@ -180,14 +181,7 @@ def test_a_temporary_flash_is_removed_after_a_power_cut(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    wait_for(lambda: not os.path.exists(flash), "the temporary flash to be removed")
-
-
-def wait_for(predicate, what, timeout=20.0):
-    end = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < end, "gave up waiting for " + what
-        time.sleep(0.02)
+    wait_for("the temporary flash to be removed", lambda: not os.path.exists(flash))
 
 
 def start_pty(tmp_path, *args):
@@ -201,7 +195,7 @@ def start_pty(tmp_path, *args):
 
 def exchange(link, text):
     """Open the port like a host tool, send one line, read the answer, close the port."""
-    with serial.Serial(link, timeout=20) as port:
+    with serial.Serial(link, timeout=HANG_S) as port:
         port.write((text + "\n").encode())
         while True:
             line = port.readline()
@@ -251,7 +245,7 @@ def test_pty_line_survives_the_host_closing_and_reopening_it(tmp_path):
             assert exchange(link, "ping %d" % i) == {"echo": "ping %d" % i}
     finally:
         proc.terminate()
-        assert proc.wait(10) == 0
+        assert proc.wait(HANG_S) == 0
     assert not os.path.lexists(link)                # removed on SIGTERM
 
 
@@ -266,8 +260,8 @@ def test_killing_the_pty_launcher_kills_the_board(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    wait_for(lambda: not alive(board[0]), "the board to die with its launcher")
-    wait_for(lambda: not alive(devices[0]), "the devices to end with the board")
+    wait_for("the board to die with its launcher", lambda: not alive(board[0]))
+    wait_for("the devices to end with the board", lambda: not alive(devices[0]))
 
 
 def test_real_firmware_answers_hello_over_stdio(tmp_path):
@@ -294,4 +288,4 @@ def test_real_firmware_answers_hello_over_the_pty_again_after_reopening(tmp_path
             assert answer["id"] == i and answer["ok"] is True and answer["board"] == "duo"
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(HANG_S)

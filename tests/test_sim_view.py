@@ -11,6 +11,7 @@ import time
 import pytest
 
 from test_sim_helpers import ROOT, echo_main, start_sim
+from waits import HANG_S
 
 from mancala_host.sim import keys, view
 
@@ -168,7 +169,7 @@ def test_dim_frames_stay_readable():
 
 
 # --------------------------------------------------------------------- the whole loop
-def read_until(fd, buf, predicate, timeout=20.0):
+def read_until(fd, buf, predicate, timeout=HANG_S):
     end = time.monotonic() + timeout
     while not predicate(buf):
         assert time.monotonic() < end, "screen never showed it; last bytes: %r" % buf[-500:]
@@ -207,7 +208,7 @@ def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
         buf = read_until(master, buf, lambda b: red not in last_screen(b))  # released
         os.write(master, b"\x1b")
         buf = read_until(master, buf, lambda b: b"\x1b[?1049l" in b)   # screen restored
-        assert proc.wait(10) == 0
+        assert proc.wait(HANG_S) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -378,13 +379,13 @@ def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
     os.close(slave)
     try:
         buf = read_until(master, b"", lambda b: b"touched" in b and b"no host" in b)
-        with serial.Serial(link, timeout=20) as port:
+        with serial.Serial(link, timeout=HANG_S) as port:
             port.write(b"ping\n")
             assert json.loads(port.readline()) == {"echo": "ping"}
             buf = read_until(master, buf, lambda b: "a host is connected" in last_screen(b))
         buf = read_until(master, buf, lambda b: "serial: no host" in last_screen(b))
         os.write(master, b"\x1b")
-        assert proc.wait(10) == 0
+        assert proc.wait(HANG_S) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -417,7 +418,7 @@ def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
         assert row.split() == ["-", "\u00b7", "4", "\u00b7", "\u25cf", "0", "\u00b7"] + ["\u00b7", "5", "\u00b7"] * 4
         os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
         read_until(master, buf, lambda b: b"\x1b[?1049l" in b)
-        assert proc.wait(10) == 0
+        assert proc.wait(HANG_S) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
