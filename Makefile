@@ -79,7 +79,7 @@ toolchain:
 	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++; }
 
 bench: $(STAMP)
-	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/heap32.py; do \
+	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 
 deploy: $(STAMP)

@@ -1,6 +1,6 @@
 """Board firmware benchmarks, as RP2040 estimates (the budgets: docs/architecture.md §10).
 
-    .venv/bin/python bench/board.py [--runs N] [--no-heap] [--quick]
+    .venv/bin/python bench/board.py [--runs N] [--quick]
 
 1. Touch to first LED change on the largest profile (quad), for a move, a refused pit and a
    touch that skips a running sowing animation. Under the MicroPython unix port, in one
@@ -19,23 +19,15 @@
 2. Animation frame time on quad: the time of one display tick that repaints while a sowing
    animation runs, without the time spent inside the fake LED output (on the Pico the PIO and
    DMA send the frame while the CPU goes on).
-3. The smallest heap (-X heapsize) with which the firmware boots, plays a whole game, takes
-   a move back and starts the next, for duo and quad, found by bisection (4 KB steps) over
-   real runs of firmware/main.py with lib/ compiled to .mpy as `deploy` puts it on a Pico
-   (tests/boardsim.py; the fakes of machine and rp2 share that heap, a Pico's built-in ones do
-   not; the MPR121 models run in their device process, sim/devices.py).
-
 Times are scaled to the RP2040 as docs/architecture.md §10 says: bench/calibration.py's
 add_test, the published benchmark function, takes 7984 ms on a Pico at 125 MHz; it is timed
 here (a tenth of it just before and just after each touch run, which is scaled by that; six
 whole runs for the frame times) and every time is multiplied by 7984 / that. Medians over --runs runs (11;
-the host is shared and noisy, so the middle half of the touch runs is printed too). Heap
-sizes on the 64-bit unix port overstate the RP2040's by up to 2x.
+the host is shared and noisy, so the middle half of the touch runs is printed too).
 """
 import argparse
 import json
 import os
-import random
 import shutil
 import statistics
 import subprocess
@@ -46,7 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
 
-from boardsim import Board, BoardGone, MICROPYTHON, PROFILES, micropypath  # noqa: E402
+from boardsim import MICROPYTHON, PROFILES, micropypath  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calibration  # noqa: E402
@@ -289,37 +281,6 @@ def probe(runs):
         shutil.rmtree(flash, ignore_errors=True)
 
 
-def plays_a_game(profile, heap_k, rules):
-    rng = random.Random(1)
-    b = Board(profile, heapsize="%dk" % heap_k)
-    try:
-        b.start()
-        state = b.ok("new_game", rules=rules)["state"]
-        while not state["over"]:
-            legal = [i + 1 for i, n in enumerate(state["pits"][state["turn"]]) if n]
-            state = b.ok("press", pit=rng.choice(legal))["state"]
-        b.ok("undo")
-        b.ok("new_game")
-        return not [e for e in b.events if e["event"] == "log" and e["level"] == "error"]
-    except (BoardGone, AssertionError, KeyError):
-        return False
-    finally:
-        b.close()
-
-
-def smallest_heap(profile, rules, low=64, high=1024):
-    """Bisection in 4 KB steps between a heap that fails and one that works."""
-    if not plays_a_game(profile, high, rules):
-        return None
-    while high - low > 4:
-        mid = (low + high) // 2 // 4 * 4
-        if plays_a_game(profile, mid, rules):
-            high = mid
-        else:
-            low = mid
-    return high
-
-
 def pico_ms(us, run):
     """Microseconds of one probe run on the unix port -> ms on the RP2040, scaled by the
     calibration taken just before and after that run."""
@@ -367,7 +328,6 @@ def report_touch(what, runs, i2c_hz, chain_wait=False):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=11)
-    ap.add_argument("--no-heap", action="store_true", help="skip the heap search")
     ap.add_argument("--quick", action="store_true", help="3 runs (make bench BENCHFLAGS=--quick)")
     args = ap.parse_args(argv)
     if args.quick:
@@ -401,16 +361,6 @@ def main(argv=None):
           "RP2040 (%d frames); budget %.1f ms (30 fps) -> %s"
           % (frame, frame_p90, frame_worst, len(ordered), FRAME_BUDGET_MS,
              "OK" if frame_p90 <= FRAME_BUDGET_MS else "OVER"))
-    if not args.no_heap:
-        for profile, rules in (("duo", {"variant": "kalah"}),
-                               ("quad", {"variant": "basic", "players": 4, "pits": 6})):
-            k = smallest_heap(profile, rules)
-            print("smallest heap for a whole game (%s, 64-bit unix port, .mpy as on the board, "
-                  "incl. the machine and rp2 fakes): %s"
-                  % (profile, "%d KB" % k if k else "more than 1 MB"))
-        print("  (the RP2040's 4-byte words need less: the same objects take 1.4-1.5x as "
-              "much heap here, bench/heap32.py; the Pico has ~228 KB)")
-
 
 if __name__ == "__main__":
     main()

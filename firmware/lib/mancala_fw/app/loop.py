@@ -42,7 +42,7 @@ def run(flash="", build=None):
 def start(flash="", write=_write, stream=sys.stdout, build=None):
     """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
     touch, wdt, bringup) for loop(), or None when the profile cannot be loaded (then said on
-    the line). write/stream: the serial line (bench/heap32.py passes a sink). build: the
+    the line). write/stream: the serial line (a probe may pass a sink). build: the
     hardware layer's build(profile) (default app.hardware's, MicroPython's machine)."""
     # One import at a time with a collection between: these peaks must not stack up (as
     # .mpy they are small; from source the compiler briefly needs several times a module).
