@@ -366,3 +366,40 @@ def test_analyze_names_an_unfinished_game_as_unfinished(tmp_path, capsys):
     assert cli.main(["analyze", str(log), "--game", "3", "--nodes", "50"]) == 0
     out = capsys.readouterr().out
     assert "7 moves; unfinished (recording stopped before the end)." in " ".join(out.split())
+
+
+def test_ctrl_c_right_after_a_move_keeps_the_move(tmp_path, monkeypatch):
+    # The teacher stops record just after a move on the pads, before its event was read: the
+    # game is written with that move, from the events the board sent before the stop.
+    import types
+    from mancala_host import record
+
+    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
+    start = game.to_dict()
+    rec = game.play(3)
+    moved = game.to_dict()
+    states = [[{"id": ANSWER, "ok": True, "state": start, "first": 0, "moves": 0}],
+              [{"event": "move", "seat": 0, "pit": 3, "record": rec, "state": moved},
+               {"id": ANSWER, "ok": True, "state": moved, "first": 0, "moves": 1}]]
+
+    class CtrlC(Client):
+        stopped = False
+
+        def next_event(self, timeout):
+            if not self.stopped:
+                self.stopped = True
+                raise KeyboardInterrupt()
+            return Client.next_event(self, timeout)
+
+    client = CtrlC(FakePort(board_script(state=lambda req: states.pop(0))))
+    client.hello()
+    monkeypatch.setattr(record, "_connect", lambda args: client)
+    said = []
+    log = tmp_path / "g.jsonl"
+    tracker = GameTracker(str(log), say=said.append)
+    args = types.SimpleNamespace(out=str(log), games=0)
+    assert record.run(args, tracker) == 0
+    kept = json.loads(log.read_text())
+    assert kept["unfinished"] is True
+    assert [(m["seat"], m["pit"]) for m in kept["moves"]] == [(0, 3)]
+    assert not any("recovered" in s for s in said)  # it came as the event itself

@@ -252,6 +252,22 @@ def _stop_on_hangup():
     return dict((s, signal.signal(s, stop)) for s in (signal.SIGTERM, signal.SIGHUP))
 
 
+def _catch_up(client, tracker):
+    """At Ctrl-C: take in the events the board sent before it, so a move made on the pads just
+    before the stop is kept. The board answers `state` after every line it sent before the
+    request, so the events still on the way arrive first; the state then settles the rest."""
+    try:
+        answer = client.request("state", timeout=2.0)
+        while True:
+            ev = client.next_event(0)
+            if ev is None:
+                break
+            tracker.on_event(ev)
+        tracker.check(answer, "The board's state moved on")
+    except (BoardError, KeyboardInterrupt):
+        pass  # gone, or a second Ctrl-C: the game is written as far as the events went
+
+
 def run(args, tracker=None):
     tracker = tracker or GameTracker(args.out)
     client = _connect(args)
@@ -277,6 +293,7 @@ def run(args, tracker=None):
                 quiet_since = time.monotonic()
                 tracker.on_event(ev)
     except KeyboardInterrupt:
+        _catch_up(client, tracker)
         tracker.close_unfinished()
         tracker.say("Stopped: %d game(s) written to %s%s." % (
             tracker.written, args.out,
