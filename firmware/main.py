@@ -1,4 +1,6 @@
-"""Boots the board: the app's main loop runs until power-off (or Ctrl-C from mpremote)."""
+"""Boots the board: the app's main loop runs until power-off, or until a host breaks in with
+Ctrl-C (mpremote, to deploy): then the board waits in MicroPython's REPL, its watchdog paused,
+until it is reset."""
 try:
     # The hardware modules first, while the heap is empty. On a Pico they are built in and
     # cost nothing; on the virtual board (docs/sim.md) they are fakes that would otherwise
@@ -7,6 +9,10 @@ try:
     from mancala_fw import app
 
     app.main()
+except KeyboardInterrupt:
+    from mancala_fw.app.hardware import pause_watchdog
+
+    pause_watchdog()
 except MemoryError:
     # Only a firmware too big for this board's heap gets here (the app reports a MemoryError
     # in play and goes on): say so in one protocol line rather than a traceback.

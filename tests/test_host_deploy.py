@@ -113,8 +113,11 @@ def test_mpremote_copies_hash_checked_then_resets(tmp_path):
     files = [("main.py", False), ("lib/a.mpy", True), ("profile.json", False)]
     argv = deploy.mpremote_argv("mpremote", "/dev/ttyACM0", str(tmp_path), files)
     assert argv[:3] == ["mpremote", "connect", "/dev/ttyACM0"]
-    assert ["fs", "cp", "-r", str(tmp_path / "lib"), ":"] == argv[3:8]
-    assert ["fs", "cp", str(tmp_path / "main.py"), ":main.py"] == argv[9:13]
+    # the watchdog the running firmware started is paused before anything is copied
+    assert argv[3:6] == ["exec", deploy.PAUSE_WATCHDOG, "+"]
+    assert "mem32[0x4005B000] = 0x40000000" in argv[4]
+    assert ["fs", "cp", "-r", str(tmp_path / "lib"), ":"] == argv[6:11]
+    assert ["fs", "cp", str(tmp_path / "main.py"), ":main.py"] == argv[12:16]
     assert "--force" not in argv and argv[-1] == "reset"
 
 
@@ -129,3 +132,14 @@ def test_version_check_after_deploy(monkeypatch, capsys):
     with pytest.raises(BoardError) as info:
         deploy.check_version("fake", "0.1.0", 0.2, attempts=1)
     assert "did not come back" in str(info.value)
+
+
+def test_deploy_pauses_the_watchdog_as_the_firmware_does_on_a_break_in():
+    from mancala_fw.app import hardware
+
+    write = "machine.mem32[0x%X] = 0x%X" % (hardware.WATCHDOG_CTRL_CLEAR, hardware.WATCHDOG_ENABLE)
+    assert write in deploy.PAUSE_WATCHDOG
+    # WATCHDOG_BASE 0x40058000, CTRL at offset 0, the bit-clear alias +0x3000; ENABLE is bit 30
+    assert hardware.WATCHDOG_CTRL_CLEAR == 0x40058000 + 0x3000
+    assert hardware.WATCHDOG_ENABLE == 1 << 30
+    compile(deploy.PAUSE_WATCHDOG, "exec", "exec")  # what mpremote runs is valid Python

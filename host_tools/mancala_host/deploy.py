@@ -139,10 +139,22 @@ def _compile(compiler, src, out, rel):
         raise BoardError("mpy-cross cannot compile %s for the Pico: %s" % (rel, first[-1] if first else "no reason given"))
 
 
+# Run first on the board: pause the RP2040's watchdog (WATCHDOG CTRL's ENABLE bit, cleared
+# through the register's atomic bit-clear alias). The firmware started it with a 5 s timeout,
+# and it keeps counting after mpremote's Ctrl-C; machine.WDT cannot stop it, the register can.
+# Firmware from this version on pauses it itself on Ctrl-C (mancala_fw.app.hardware); this
+# covers whatever firmware the board runs now. The reset at the end starts the game, and the
+# watchdog with it, again.
+PAUSE_WATCHDOG = ("import sys, machine
+"
+                  "if sys.platform == 'rp2': machine.mem32[0x4005B000] = 0x40000000")
+
+
 def mpremote_argv(mpremote: str, port: str, build: str,
                   files: list[tuple[str, bool]]) -> list[str]:
-    """One mpremote run: copy main.py, profile.json and lib/ (hash-checked), then reset."""
-    argv = [mpremote, "connect", port]
+    """One mpremote run: pause the watchdog, copy main.py, profile.json and lib/
+    (hash-checked), then reset."""
+    argv = [mpremote, "connect", port, "exec", PAUSE_WATCHDOG, "+"]
     tops = sorted(set(rel.split("/")[0] for rel, _ in files))
     for top in tops:
         local = os.path.join(build, top)

@@ -63,6 +63,23 @@ def build(profile):
     return pads, display, wdt
 
 
+# The RP2040's WATCHDOG CTRL register through its atomic bit-clear alias (+0x3000), and its
+# ENABLE bit: clearing it pauses the watchdog (RP2040 datasheet, "Watchdog"; pico-sdk's
+# watchdog_disable() does the same). machine.WDT has no way to stop it on rp2.
+WATCHDOG_CTRL_CLEAR = 0x4005B000
+WATCHDOG_ENABLE = 0x40000000
+
+
+def pause_watchdog():
+    """A host broke in with Ctrl-C (mpremote, to deploy or to look around): the game has
+    stopped, so the watchdog it started must not reset the board under the REPL 5 s later.
+    A reset (or soft reset) starts the game, and with it the watchdog, again. Only an RP2040
+    has this register; elsewhere there is nothing to pause."""
+    import machine
+    if sys.platform == "rp2" and hasattr(machine, "mem32"):
+        machine.mem32[WATCHDOG_CTRL_CLEAR] = WATCHDOG_ENABLE
+
+
 def _ws2812():
     from drivers.ws2812 import WS2812
     return WS2812
