@@ -35,6 +35,7 @@ LIB = os.path.join(ROOT, "firmware", "lib")                                # the
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 HEAP = "1M"  # the memory tests use less: tests/test_board_memory.py
 TIMEOUT = HANG_S  # seconds; only ever reached when something is broken
+PICO_TIMEOUT = max(HANG_S, 120.0)  # the emulated Pico computes at a fraction of a Pico's speed
 
 
 def micropypath(source=None):
@@ -52,8 +53,15 @@ class BoardGone(Exception):
 
 
 class Board:
+    """target "unix" (the default) or "rp2040": the emulated Pico (`sim --target rp2040`),
+    started as the launcher starts it, with the harness's --pace free (waits take no host
+    time; emulated time is deterministic either way). trace: a --trace file (rp2040)."""
+
     def __init__(self, profile="duo", flash=None, heapsize=HEAP, touch=False, frames=False,
-                 chips=None, source=None):
+                 chips=None, source=None, target="unix", trace=None):
+        self.target = target
+        self.trace_path = trace
+        self.timeout = TIMEOUT if target == "unix" else PICO_TIMEOUT
         self.source = source
         self.own_flash = flash is None
         self.flash = flash or tempfile.mkdtemp(prefix="mancala-flash-")
@@ -69,19 +77,50 @@ class Board:
         self._id = 0
 
     # --------------------------------------------------------------- process
-    def start(self):
+    def _argv_env(self):
+        """The board's argv and environment, as the launcher makes them."""
+        if self.target == "rp2040":
+            from mancala_host.sim import launcher
+            args = ["--target", "rp2040", "--stdio", "--flash", self.flash,
+                    "--profile", self.profile]
+            if self.chips is not None:
+                with open(os.path.join(PROFILES, self.profile + ".json")) as f:
+                    have = [c.lower() for c in json.load(f)["pad_chips"]]
+                keep = ["0x" + c.strip().lower() for c in self.chips.split(",") if c.strip()]
+                for c in have:
+                    if c not in keep:
+                        args += ["--missing-chip", c]
+            if self.trace_path:
+                args += ["--trace", self.trace_path]
+            env = dict(os.environ)
+            env.setdefault("MANCALA_RP2_MIRROR", os.path.join(ROOT, "build", "rp2"))
+            saved = dict(os.environ)
+            os.environ.update(env)
+            try:
+                setup = launcher.Setup(launcher._parser().parse_args(args))
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+            return setup.argv + ["--pace", "free"], dict(setup.env)
         target = os.path.join(self.flash, "profile.json")
         if not os.path.exists(target):
             shutil.copy(os.path.join(PROFILES, self.profile + ".json"), target)
         env = dict(os.environ)
         env["MICROPYPATH"] = micropypath(self.source)
+        if self.chips is not None:
+            env["MANCALA_SIM_CHIPS"] = self.chips
+        return [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], env
+
+    def start(self):
+        argv, env = self._argv_env()
         for key, value in (("MANCALA_SIM_TOUCH", self.touch_path),
-                           ("MANCALA_SIM_FRAMES", self.frames_path),
-                           ("MANCALA_SIM_CHIPS", self.chips)):
+                           ("MANCALA_SIM_FRAMES", self.frames_path)):
             if value is not None:
                 env[key] = value
             else:
                 env.pop(key, None)
+        if self.chips is None:
+            env.pop("MANCALA_SIM_CHIPS", None)
         if self.touch_path and not os.path.exists(self.touch_path):
             open(self.touch_path, "w").close()
         self.stderr = open(os.path.join(self.flash, "stderr.txt"), "ab")
@@ -92,16 +131,15 @@ class Board:
             raise
         try:
             self.proc = subprocess.Popen(
-                [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], cwd=self.flash,
-                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                bufsize=0, pass_fds=self.devices.fds)
+                argv, cwd=self.flash, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self.stderr, bufsize=0, pass_fds=self.devices.fds)
         finally:
             self.devices.handed_over()
         self.lines = queue.Queue()
         self.events = []
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines),
                          daemon=True).start()
-        self.boot = self.wait_event("boot")
+        self.boot = self.wait_event("boot", self.timeout)
         return self
 
     @staticmethod
@@ -146,7 +184,8 @@ class Board:
             return f.read().decode("utf-8", "replace")
 
     # --------------------------------------------------------------- lines
-    def next_line(self, timeout=TIMEOUT):
+    def next_line(self, timeout=None):
+        timeout = self.timeout if timeout is None else timeout
         try:
             raw = self.lines.get(timeout=timeout)
         except queue.Empty:
@@ -168,7 +207,7 @@ class Board:
     def send(self, obj):
         self.send_raw(json.dumps(obj).encode() + b"\n")
 
-    def answer(self, timeout=TIMEOUT):
+    def answer(self, timeout=None):
         """The next answer line; events on the way are kept in self.events."""
         while True:
             msg = self.next_line(timeout)
@@ -192,7 +231,7 @@ class Board:
         assert ans["ok"], ans
         return ans
 
-    def wait_event(self, name, timeout=TIMEOUT):
+    def wait_event(self, name, timeout=None):
         for i, e in enumerate(self.events):
             if e["event"] == name:
                 return self.events.pop(i)
@@ -214,7 +253,13 @@ class Board:
             f.write("%x %d %d\n" % (addr, electrode, 1 if on else 0))
 
     def touch(self, addr, electrode, hold_s=0.08):
-        """A tap: finger on, a short wait (longer than the debounce), finger off."""
+        """A tap: finger on, a short wait (longer than the debounce), finger off. On the
+        emulated Pico the release is a timed line, hold_s later in emulated time."""
+        if self.target == "rp2040":
+            with open(self.touch_path, "a") as f:
+                f.write("%x %d 1\n+%d %x %d 0\n" % (addr, electrode, int(hold_s * 1e6), addr,
+                                                      electrode))
+            return
         self.finger(addr, electrode, True)
         time.sleep(hold_s)
         self.finger(addr, electrode, False)

@@ -3,6 +3,8 @@ import random
 
 import pytest
 
+from mancala import Game
+
 from boardsim import Board
 
 GAMES = [
@@ -24,9 +26,12 @@ def legal(state):
     return [i + 1 for i, n in enumerate(state["pits"][seat]) if n]
 
 
-def play_out(b, rng, state):
-    """Random legal presses until the game ends; checks every answer and event."""
+def play_out(b, rng, state, after_move=None):
+    """Random legal presses until the game ends; checks every answer and event, and every
+    state against the engine's own game (CPython) played alongside. after_move(state): a
+    further check after each move."""
     total = sum(map(sum, state["pits"])) + sum(state["stores"])
+    mirror = Game.from_dict(state)
     moves = 0
     while not state["over"]:
         pit = rng.choice(legal(state))
@@ -36,7 +41,10 @@ def play_out(b, rng, state):
         assert (rec["seat"], rec["pit"], rec["kind"]) == (seat, pit, "sow")
         (ev,) = b.take_events("move")
         assert ev["state"] == ans["state"] and ev["record"] == rec and ev["source"] == "serial"
+        assert mirror.play(pit) == rec and mirror.to_dict() == ans["state"]
         state = ans["state"]
+        if after_move is not None:
+            after_move(state)
         assert sum(map(sum, state["pits"])) + sum(state["stores"]) == total
         moves += 1
         assert moves < 2000

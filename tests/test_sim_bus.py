@@ -179,3 +179,35 @@ def test_a_transfer_past_255_bytes_fails_like_a_nak_and_the_bus_goes_on(tmp_path
     assert _expect(board, "config2") == "36"  # 0x24, the chip's reset value
     board.wait(timeout=HANG_S)
     assert dev.proc.wait(timeout=HANG_S) == 0
+
+
+
+def test_timed_touch_lines_land_when_they_are_due():
+    # "+D" (D µs after the line is read) and "at T" (on the models' clock, which the emulated
+    # Pico sets to its own time): a test or bench can place a finger at an exact emulated
+    # moment, and the filters start responding from that moment, not from the next bus read.
+    sys.path.append(devices.FAKES)
+    import mpr121_model
+    import simclock
+
+    simclock.freeze(1000)
+    try:
+        bus = mpr121_model.Bus([0x5A])
+        seen = []
+        bus.listen(lambda addr, e, on, t_us: seen.append((e, on, t_us)))
+        bus.command("+5000 5a 3 1")
+        bus.command("at 9000 5a 3 0")
+        bus.command("5a 4 1")  # untimed, after timed ones: it keeps its place in the file
+        bus.command("at 9500 5a 99 1")  # a bad line is refused when read, not when due
+        assert bus.bad_lines == 1 and seen == []
+        simclock.advance_us(4999)
+        bus.poll_feed()
+        assert seen == [] and bus.chips[0x5A].finger[3] is False
+        simclock.advance_us(1500)  # 7499: read late, the finger still landed at 6000
+        bus.poll_feed()
+        assert seen == [(3, True, 6000)] and bus.chips[0x5A].changed_us[3] == 6000
+        simclock.advance_us(3000)  # 10499
+        bus.poll_feed()
+        assert seen == [(3, True, 6000), (3, False, 9000), (4, True, 10499)]
+    finally:
+        simclock.thaw()

@@ -145,8 +145,7 @@ def _compile(compiler, src, out, rel):
 # Firmware from this version on pauses it itself on Ctrl-C (mancala_fw.app.hardware); this
 # covers whatever firmware the board runs now. The reset at the end starts the game, and the
 # watchdog with it, again.
-PAUSE_WATCHDOG = ("import sys, machine
-"
+PAUSE_WATCHDOG = ("import sys, machine\n"
                   "if sys.platform == 'rp2': machine.mem32[0x4005B000] = 0x40000000")
 
 

@@ -76,12 +76,14 @@ class MPR121Model:
         deb = self.regs[REG_DEBOUNCE]
         return esi, settle, (deb & 7) * esi, ((deb >> 4) & 7) * esi
 
-    def set_finger(self, electrode, on, delta=None):
+    def set_finger(self, electrode, on, delta=None, at_us=None):
         """Queue a finger change; it is applied once the previous change on that pad has been
-        seen by a status read, so a quick tap written to the touch file is never lost."""
+        seen by a status read, so a quick tap written to the touch file is never lost.
+        at_us: when the finger changed (a timed touch line that came due); default now."""
         if not 0 <= electrode < 12:
             raise ValueError("electrode must be 0..11, got %r" % (electrode,))
-        self.queue.append((electrode, bool(on), TOUCH_COUNTS if delta is None else delta))
+        self.queue.append((electrode, bool(on), TOUCH_COUNTS if delta is None else delta,
+                           at_us))
         if not self.running():
             self._apply_queue(simclock.now_us(), True)
 
@@ -100,13 +102,19 @@ class MPR121Model:
                 blocked |= bit
                 keep.append(item)
                 continue
+            # A timed line's finger landed when it came due, between two bus reads: the
+            # filters start responding then (unless the pad's previous change had not settled
+            # by that time, when it counts from now).
+            when = item[3]
+            if when is None or (t is not None and when - t < wait_ms * 1000):
+                when = now
             self.seen[e] = self.finger[e]
             self.finger[e] = item[1]
             self.delta[e] = item[2]
-            self.changed_us[e] = now
+            self.changed_us[e] = when
             blocked |= bit  # one change per pad per read
             if self.listener is not None:
-                self.listener(self.address, e, item[1], now)
+                self.listener(self.address, e, item[1], when)
         self.queue = keep
 
     def _start_run(self):
@@ -231,6 +239,7 @@ class Bus:
             self.chips[a] = MPR121Model(a)
         self.feed = TouchFeed(touch_path) if touch_path else None
         self.bad_lines = 0
+        self.timed = []  # [due µs, line words] of timed lines not yet due, in file order
 
     def listen(self, listener):
         """Call listener(address, electrode, on, t_us) at each finger change a chip applies."""
@@ -271,36 +280,77 @@ class Bus:
         return low
 
     def poll_feed(self):
-        if self.feed is None:
-            return
-        lines = self.feed.read_lines()
-        if lines:
-            for line in lines:
-                self.command(line)
+        if self.feed is not None:
+            lines = self.feed.read_lines()
+            if lines:
+                for line in lines:
+                    self.command(line)
+        if self.timed:
+            self._due()
+
+    def _due(self):
+        # Timed lines apply in file order, each once its time has come; a line waits for the
+        # ones before it, so "at" and "+" lines keep the order they were written in.
+        timed = self.timed
+        while timed and (timed[0][0] is None or simclock.elapsed_us(timed[0][0]) >= 0):
+            due, words = timed.pop(0)
+            self._apply(words, due)
 
     def command(self, line):
-        """Apply one touch command line (str or bytes); a bad line is reported, not raised."""
+        """Apply one touch command line (str or bytes); a bad line is reported, not raised.
+        A line may start with a time: "at T" (T µs on the models' clock: the emulated
+        Pico's time since power-up) or "+D" (D µs after the line is read); it then waits
+        until that time, and a finger it moves lands at that time."""
         try:
             if isinstance(line, bytes):
                 line = line.decode()
             words = line.split()
             if not words or words[0].startswith("#"):
                 return
-            if words[0] == "chip" and len(words) == 3 and words[2] in ("on", "off"):
+            due = None
+            if words[0] == "at" and len(words) > 1:
+                due = int(words[1])
+                words = words[2:]
+            elif words[0].startswith("+"):
+                due = simclock.now_us() + int(words[0][1:])
+                words = words[1:]
+            if due is not None or self.timed:
+                if not self._valid(words):
+                    raise ValueError(line)
+                self.timed.append((due, words))  # an untimed line lands when applied
+                self._due()
+                return
+            if self._apply(words, None):
+                return
+        except (KeyError, ValueError):  # UnicodeError is a ValueError
+            pass
+        self.bad_lines += 1
+        sys.stderr.write("virtual board: ignored touch command %r\n" % line)
+
+    def _valid(self, words):
+        if len(words) != 3:
+            return False
+        if words[0] == "chip":
+            return words[2] in ("on", "off") and int(words[1], 16) in self.chips
+        return words[2] in ("0", "1") and int(words[0], 16) in self.chips and \
+            0 <= int(words[1]) < 12
+
+    def _apply(self, words, at_us):
+        """Apply one untimed command's words; False if they are not a command."""
+        if len(words) == 3:
+            if words[0] == "chip" and words[2] in ("on", "off"):
                 c = self.chips[int(words[1], 16)]
                 if words[2] == "off":
                     c.present = False
                 elif not c.present:
                     c.present = True
                     c.power_on_reset()  # a replugged chip comes back with reset registers
-                return
-            if len(words) == 3 and words[2] in ("0", "1"):
-                self.chips[int(words[0], 16)].set_finger(int(words[1]), words[2] == "1")
-                return
-        except (KeyError, ValueError):  # UnicodeError is a ValueError
-            pass
-        self.bad_lines += 1
-        sys.stderr.write("virtual board: ignored touch command %r\n" % line)
+                return True
+            if words[2] in ("0", "1"):
+                self.chips[int(words[0], 16)].set_finger(int(words[1]), words[2] == "1",
+                                                         at_us=at_us)
+                return True
+        return False
 
 
 def _env_addresses():
