@@ -78,8 +78,8 @@ toolchain:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc-arm-none-eabi \
 	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++; }
 
-bench: $(STAMP)
-	@for b in bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py; do \
+bench: $(STAMP) rp2040
+	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 
 deploy: $(STAMP)
