@@ -48,6 +48,30 @@ def micropypath(source=None):
                             mpy_lib.firmware_path(ROOT, source)])
 
 
+class TapWriter:
+    """Writes taps to a touch file (MANCALA_SIM_TOUCH): the finger on for hold_s and off for
+    hold_s, `taps` times. A tap's lines go out at once, timed on the models' clock ("+D": D
+    µs after the board reads them; emulated time on the emulated Pico), so a busy test
+    process cannot stretch a tap into a long press or pull a double tap apart. A tap written
+    while earlier ones are still due starts after them."""
+
+    def __init__(self, path):
+        self.path = path
+        self.free = 0.0  # time.monotonic() when the taps written so far are done
+
+    def tap(self, addr, electrode, hold_s=0.08, taps=1):
+        now = time.monotonic()
+        start = max(now, self.free)
+        lines = []
+        for i in range(2 * taps):
+            due = int((start - now + i * hold_s) * 1e6)
+            lines.append("%s%x %d %d\n" % ("+%d " % due if due > 0 else "", addr, electrode,
+                                            1 - i % 2))
+        with open(self.path, "a") as f:
+            f.write("".join(lines))
+        self.free = start + 2 * taps * hold_s
+
+
 class BoardGone(Exception):
     """The board process ended or stopped answering."""
 
@@ -75,6 +99,7 @@ class Board:
         self.lines = None
         self.events = []
         self._id = 0
+        self.taps = TapWriter(self.touch_path) if touch else None
 
     # --------------------------------------------------------------- process
     def _argv_env(self):
@@ -252,14 +277,6 @@ class Board:
         with open(self.touch_path, "a") as f:
             f.write("%x %d %d\n" % (addr, electrode, 1 if on else 0))
 
-    def touch(self, addr, electrode, hold_s=0.08):
-        """A tap: finger on, a short wait (longer than the debounce), finger off. On the
-        emulated Pico the release is a timed line, hold_s later in emulated time."""
-        if self.target == "rp2040":
-            with open(self.touch_path, "a") as f:
-                f.write("%x %d 1\n+%d %x %d 0\n" % (addr, electrode, int(hold_s * 1e6), addr,
-                                                      electrode))
-            return
-        self.finger(addr, electrode, True)
-        time.sleep(hold_s)
-        self.finger(addr, electrode, False)
+    def touch(self, addr, electrode, hold_s=0.08, taps=1):
+        """Taps on a pad (taps=2: a double tap), timed on the models' clock: TapWriter."""
+        self.taps.tap(addr, electrode, hold_s, taps)

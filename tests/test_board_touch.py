@@ -10,6 +10,7 @@ from mancala_fw.app import App
 from mancala_fw.display import Display, reader
 
 from boardsim import Board, PROFILES
+from waits import wait_for
 
 DUO = profiles.load(os.path.join(PROFILES, "duo.json"))
 QUAD = profiles.load(os.path.join(PROFILES, "quad.json"))
@@ -47,8 +48,7 @@ def test_touches_play_refuse_and_take_back():
         assert b.take_events("move") == []
         # double tap on a store takes the move back
         addr, electrode = pad(kalah, 1, 0)
-        b.touch(addr, electrode)
-        b.touch(addr, electrode)
+        b.touch(addr, electrode, taps=2)
         undo = b.wait_event("undo")
         assert undo["state"] == start and undo["source"] == "pad"
         assert b.ok("state")["state"] == start
@@ -118,12 +118,12 @@ def test_lost_pad_chip_is_survived():
         assert b.ok("state")["state"]["pits"][0][2] == 4  # the unplugged chip saw nothing
         with open(b.touch_path, "a") as f:
             f.write("chip 5a on\n")
-        # the driver retries about once a second; keep touching until the move comes
-        for _ in range(30):
+        # the driver retries about once a second; keep touching until the move comes (once
+        # played, seat 0 moves again and a touch on the emptied pit is refused)
+        def played():
             b.touch(*pad(kalah, 0, 3))
-            if b.ok("state")["state"]["pits"][0][2] == 0:
-                break
-        assert b.ok("state")["state"]["pits"][0][2] == 0
+            return b.ok("state")["state"]["pits"][0][2] == 0
+        wait_for("a touch on the replugged chip to play", played, interval_s=0.3)
 
 
 def test_a_touch_during_the_animation_skips_it():

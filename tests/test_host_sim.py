@@ -12,12 +12,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import types
 
 import pytest
 
 import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
+from boardsim import TapWriter
 
 from mancala_host import cli, record
 from mancala_host.session import open_client
@@ -51,6 +51,7 @@ class Sim:
         # a fresh touch file per start: the fake reads a regular file from its beginning
         self.touch_path = str(self.dir / ("touch%d.txt" % self.starts))
         open(self.touch_path, "w").close()
+        self.taps = TapWriter(self.touch_path)
         env = dict(ENV, MANCALA_SIM_TOUCH=self.touch_path)
         log = open(str(self.dir / "sim.log"), "ab")
         self.proc = subprocess.Popen(
@@ -96,12 +97,7 @@ class Sim:
         board_profile = firmware_profile()
         seating = board_profile.seating(board_profile.check(self.profile), players, pits)
         pad = self.profile["positions"][seating.position(seat, pit)]["pad"]
-        line = "%x %d " % (int(str(pad["chip"]), 16), pad["electrode"])
-        with open(self.touch_path, "a") as f:
-            f.write(line + "1\n")
-        time.sleep(0.15)  # held like a finger, past the debounce
-        with open(self.touch_path, "a") as f:
-            f.write(line + "0\n")
+        self.taps.tap(int(str(pad["chip"]), 16), pad["electrode"], hold_s=0.15)
 
 
 @pytest.fixture
