@@ -68,6 +68,15 @@ class Sim:
             raise AssertionError("the sim exited: " + open(str(self.dir / "sim.log")).read()[-2000:])
         if not os.path.exists(self.link):
             return False
+        # After a kill the old link may point at a pty number that another program has since
+        # opened: only a link this sim has taken (its lock names this process) is its own.
+        lock = os.path.join(os.path.dirname(self.link), "." + os.path.basename(self.link) + ".lock")
+        try:
+            with open(lock) as f:
+                if f.read() != "%d\n" % self.proc.pid:
+                    return False
+        except OSError:
+            return False
         try:
             open_client(self.link, timeout=HANG_S).close()
             return True
