@@ -143,8 +143,9 @@ def wiring(p):
                 y += 20
     # The pad controllers.
     y += 40
-    s.text(20, y, "Pad controllers (MPR121) on I2C%d: SDA GP%d, SCL GP%d, %d kHz, 3.3 V" % (
-        p.i2c_id, p.sda, p.scl, p.i2c_freq // 1000), 14, weight="bold")
+    irq = "" if p.irq is None else ", IRQ GP%d" % p.irq
+    s.text(20, y, "Pad controllers (MPR121) on I2C%d: SDA GP%d, SCL GP%d%s, %d kHz, 3.3 V" % (
+        p.i2c_id, p.sda, p.scl, irq, p.i2c_freq // 1000), 14, weight="bold")
     addr_pin = {0x5A: "GND", 0x5B: "3.3V", 0x5C: "SDA", 0x5D: "SCL"}
     for addr in p.pad_chips:
         y += 22

@@ -132,6 +132,10 @@ class Board:
             shutil.copy(os.path.join(PROFILES, self.profile + ".json"), target)
         env = dict(os.environ)
         env["MICROPYPATH"] = micropypath(self.source)
+        from mancala_host.sim.launcher import irq_pin
+        env.pop("MANCALA_SIM_IRQ", None)
+        if irq_pin(target) is not None:
+            env["MANCALA_SIM_IRQ"] = irq_pin(target)  # the pads' IRQ line, as the launcher
         if self.chips is not None:
             env["MANCALA_SIM_CHIPS"] = self.chips
         return [MICROPYTHON, "-X", "heapsize=" + self.heapsize, MAIN], env

@@ -54,6 +54,28 @@ def test_touches_play_refuse_and_take_back():
         assert b.ok("state")["state"] == start
 
 
+def test_a_board_without_the_irq_line_polls_its_pads(tmp_path):
+    # The same touches on a duo whose profile wires no IRQ line (i2c.irq left out): the pads
+    # are polled, and a move, a refusal and a second move all come through.
+    with open(os.path.join(PROFILES, "duo.json")) as f:
+        d = json.load(f)
+    del d["i2c"]["irq"]
+    with open(str(tmp_path / "profile.json"), "w") as f:
+        json.dump(d, f)
+    kalah = profiles.seating(DUO, 2, 6)
+    with Board("duo", flash=str(tmp_path), touch=True) as b:
+        b.ok("set_config", config={"animation_ms": 0})
+        b.ok("new_game", rules={"variant": "kalah"}, first=0)
+        b.take_events()
+        b.touch(*pad(kalah, 0, 3))
+        assert b.wait_event("move")["pit"] == 3
+        b.touch(*pad(kalah, 0, 3))
+        assert b.wait_event("refused")["pit"] == 3
+        b.touch(*pad(kalah, 0, 2))
+        move = b.wait_event("move")
+        assert (move["seat"], move["pit"]) == (0, 2)
+
+
 def test_menu_starts_a_new_game_and_resigns():
     kalah = profiles.seating(DUO, 2, 6)
     with Board("duo", touch=True) as b:

@@ -301,3 +301,94 @@ def test_precompiled_fakes_follow_their_sources(tmp_path):
     with pytest.raises(mpy_cache.CacheError) as e:
         mpy_cache.fakes_path(str(tmp_path / "no-mpy-cross"), str(tmp_path), str(src))
     assert "not found" in str(e.value)
+
+
+# Waits in select.poll() on the pads' IRQ line (GP8) with a 60 s timeout: only the line's
+# falling edge can end the wait early; then one read of the chips.
+IRQ_WAITER = r"""
+import machine, select, time
+from drivers.mpr121 import MPR121Group, IrqLine
+i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4))
+irq = IrqLine(machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP))
+group = MPR121Group(i2c, (0x5A, 0x5B), irq=irq)
+waiter = select.poll()
+waiter.register(irq, select.POLLIN)
+print("ready", group.poll(), irq.pending)
+for _ in range(2):
+    t = time.ticks_ms()
+    woke = waiter.poll(60000)
+    print("woke", len(woke), woke[0][0] is irq, irq.edges, time.ticks_diff(time.ticks_ms(), t) < 60000)
+    print("masks", group.poll(), irq.due(time.ticks_ms()))
+"""
+
+
+@pytest.mark.parametrize("bus", ["in-process", "device process"])
+def test_the_irq_line_wakes_the_wait_and_a_read_releases_it(tmp_path, bus):
+    # MANCALA_SIM_IRQ=8, as the launcher sets it from the profile's i2c.irq: the fake Pin 8
+    # is the MPR121 models' shared IRQ line, and its falling edge calls the IrqLine's handler.
+    path = str(tmp_path / "touch")
+    open(path, "w").close()
+    env = {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b", "MANCALA_SIM_IRQ": "8"}
+    dev = None
+    if bus == "device process":
+        env, dev = _with_devices(env)
+        try:
+            board = _board(IRQ_WAITER, env, pass_fds=dev.fds)
+        finally:
+            dev.handed_over()
+    else:
+        board = _board(IRQ_WAITER, env)
+    try:
+        assert _expect(board, "ready") == "[0, 0] False"
+        with open(path, "a") as f:
+            f.write("5b 3 1\n")
+        # the wait ended on the edge (one edge seen), and the read finds the touch and
+        # releases the line: nothing more is due
+        assert _expect(board, "woke") == "1 True 1 True"
+        assert _expect(board, "masks") == "[0, 8] False"
+        with open(path, "a") as f:
+            f.write("5b 3 0\n")
+        assert _expect(board, "woke") == "1 True 2 True"
+        assert _expect(board, "masks") == "[0, 0] False"
+        assert board.wait(timeout=30) == 0, board.stderr.read()
+    finally:
+        board.kill()
+        board.wait()
+    if dev is not None:
+        assert dev.proc.wait(timeout=10) == 0
+
+
+POLL_ONLY = r"""
+import machine, select, time
+from drivers.mpr121 import MPR121Group, IrqLine
+i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4))
+irq = IrqLine(machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP))
+group = MPR121Group(i2c, (0x5A, 0x5B))
+waiter = select.poll()
+waiter.register(irq, select.POLLIN)
+print("ready", group.poll())
+print("woke", len(waiter.poll(300)), irq.edges)
+for _ in range(500):
+    if group.poll()[1]:
+        break
+    time.sleep_ms(2)
+print("masks", group.poll())
+"""
+
+
+def test_without_the_irq_pin_only_the_poll_sees_a_touch(tmp_path):
+    # No MANCALA_SIM_IRQ (a profile without i2c.irq): Pin 8 is a plain pin, so the wait runs
+    # into its timeout although a finger is on a pad; polling still finds it.
+    path = str(tmp_path / "touch")
+    open(path, "w").close()
+    board = _board(POLL_ONLY, {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b"})
+    try:
+        assert _expect(board, "ready") == "[0, 0]"
+        with open(path, "a") as f:
+            f.write("5b 3 1\n")
+        assert _expect(board, "woke") == "0 0"
+        assert _expect(board, "masks") == "[0, 8]"
+        assert board.wait(timeout=30) == 0, board.stderr.read()
+    finally:
+        board.kill()
+        board.wait()

@@ -167,6 +167,11 @@ FAULTS = [
     ("duo", setp(["led_chains", 0, "pin"], 30), "profile duo: led_chains.0.pin 30 is not 0-29"),
     ("duo", setp(["i2c", "sda"], 6), "profile duo: i2c.sda GP6 cannot be SDA of I2C0"),
     ("duo", setp(["i2c", "freq"], 1000000), "profile duo: i2c.freq 1000000 is not 10000-400000"),
+    ("duo", setp(["i2c", "irq"], 5), "profile duo: i2c.irq GP5 is already used as i2c.scl"),
+    ("quad", setp(["led_chains", 2, "pin"], 8),
+     "profile quad: led_chains.2.pin GP8 is already used as i2c.irq"),
+    ("duo", setp(["i2c", "irq"], 30), "profile duo: i2c.irq 30 is not 0-29"),
+    ("duo", setp(["i2c", "irq"], "GP8"), 'profile duo: i2c.irq must be a whole number, got "GP8"'),
     # power
     ("duo", setp(["power", "budget_ma"], 2500),
      "profile duo: power.budget_ma 2500 is more than power.supply_ma 2000 can deliver"),
@@ -206,9 +211,21 @@ def test_every_shipped_field_is_required():
         assert key in refuse(broken)
     for section in ("i2c", "power", "geometry"):
         for key in d[section]:
+            if (section, key) == ("i2c", "irq"):
+                continue  # optional: test_irq_line_is_optional
             broken = copy.deepcopy(d)
             del broken[section][key]
             assert "%s.%s is missing" % (section, key) in refuse(broken)
+
+
+@pytest.mark.parametrize("name", ["duo", "quad"])
+def test_irq_line_is_optional(name):
+    # The shipped boards wire the pads' IRQ line to GP8; a board without it (polled pads)
+    # leaves the field out.
+    assert profile.check(raw(name)).irq == 8
+    d = raw(name)
+    del d["i2c"]["irq"]
+    assert profile.check(d).irq is None
 
 
 def test_not_a_profile_at_all():

@@ -5,11 +5,18 @@ of the reset default of about 64 ms), with touch/release thresholds, baseline tr
 autoconfiguration; docs/drivers.md explains every register value. Bus errors surface as
 OSError, like machine.I2C. MPR121Group polls several chips, turns a bus error into "chip
 unavailable" (mask None) and re-initialises the chip about once a second until it answers.
+IrqLine watches the chips' shared IRQ output, so a loop can read them the moment a pad
+changes instead of polling.
 
     i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4), freq=400000)
     pads = MPR121Group(i2c, (0x5A, 0x5B))
     masks = pads.poll()          # [mask or None, ...], 12-bit masks, bit e = electrode e
+    irq = IrqLine(machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP))
+    poller.register(irq, select.POLLIN)    # ready when a chip's touch status changed
+    if irq.due(ticks_ms()): irq.taken(ticks_ms()); masks = pads.poll()
 """
+import io
+
 from .compat import const, ticks_ms, ticks_diff, ticks_add
 
 _TOUCH_STATUS = const(0x00)
@@ -32,7 +39,8 @@ _ENODEV = const(19)
 _FILTER_SETTINGS = b"\x01\x01\x00\x00\x01\x01\xff\x02\x00\x00\x00"
 # 0x5B debounce DR=1 DT=1; 0x5C FFI=6 samples, CDC=16 uA; 0x5D CDT=0.5 us, SFI=4, ESI=1 ms.
 _SAMPLING = b"\x11\x10\x20"
-# 0x7B: FFI=6 (as 0x5C), RETRY off, BVA=10 (as ECR CL), ARE=1, ACE=1; 0x7C: no interrupts;
+# 0x7B: FFI=6 (as 0x5C), RETRY off, BVA=10 (as ECR CL), ARE=1, ACE=1; 0x7C: no out-of-range
+# or autoconfig interrupts (IRQ then falls only when the touch status changes);
 # 0x7D..0x7F USL, LSL, TL for VDD = 3.3 V (AN3889: USL=(VDD-0.7)/VDD*256, LSL=.65, TL=.9).
 _AUTOCONFIG = b"\x0b\x00\xc9\x83\xb5"
 
@@ -165,9 +173,11 @@ class MPR121Group:
     that chip is unavailable. A failed chip is re-initialised every retry_ms; a working one
     is checked every check_ms for a silent reset (brown-out) and re-initialised if needed,
     one chip per poll in turn (a chip due while another is checked waits for a next poll).
-    Extra keyword arguments go to MPR121()."""
+    irq: the chips' IrqLine, or None where IRQ is not wired (then only polling finds a
+    touch); poll() marks it taken. Extra keyword arguments go to MPR121()."""
 
-    def __init__(self, i2c, addresses, *, retry_ms=1000, check_ms=1000, **options):
+    def __init__(self, i2c, addresses, *, retry_ms=1000, check_ms=1000, irq=None, **options):
+        self.irq = irq
         self.i2c = i2c
         self.addresses = tuple(addresses)
         self.retry_ms = retry_ms
@@ -207,6 +217,8 @@ class MPR121Group:
 
     def poll(self):
         now = ticks_ms()
+        if self.irq is not None:
+            self.irq.taken(now)  # before the reads: a change during them is a new edge
         masks = self.masks
         up = self.up
         due = self._due
@@ -237,3 +249,49 @@ class MPR121Group:
             except OSError:
                 self._fail(i, now)
         return masks
+
+
+_POLL = const(3)  # MP_STREAM_POLL: the request select.poll() makes of a stream object
+_POLLIN = const(1)
+
+
+class IrqLine(io.IOBase):
+    """The MPR121s' IRQ outputs on one input pin (open drain, active low, one pull-up for all).
+
+    A chip pulls the line low when its touch status changes and lets go when the status is
+    read. The pin's falling edge sets a flag in a hard interrupt (no allocation there); the
+    object is a stream for select.poll(), ready while a read is due, so a loop waiting in
+    poll() wakes at once. An edge is lost when a second chip pulls the line while the first
+    still holds it, so a line found low again retry_ms after the last read is due as well
+    (this also bounds the reads when a fault holds the line low)."""
+
+    def __init__(self, pin, retry_ms=2):
+        self.pin = pin
+        self.retry_ms = retry_ms
+        self.pending = False
+        self.edges = 0  # falling edges seen, for diagnostics and tests
+        self._read_at = ticks_ms()
+        self._handler = self._edge  # bound once: the interrupt must not allocate
+        pin.irq(handler=self._handler, trigger=pin.IRQ_FALLING, hard=True)
+
+    def _edge(self, pin):
+        self.pending = True
+        self.edges += 1
+
+    def due(self, now):
+        """True when the chips should be read now (call taken() before reading them)."""
+        low = self.pin.value() == 0  # first: on the virtual board this samples the line
+        return self.pending or (low and ticks_diff(now, self._read_at) >= self.retry_ms)
+
+    def taken(self, now):
+        """The chips are about to be read: an edge from now on is a new change."""
+        self.pending = False
+        self._read_at = now
+
+    def ioctl(self, req, arg):
+        if req == _POLL:
+            return arg & _POLLIN if self.due(ticks_ms()) else 0
+        return -1  # no file descriptor, nothing else to do
+
+    def deinit(self):
+        self.pin.irq(handler=None)

@@ -173,6 +173,18 @@ def _chips(profile_path, missing):
     return ",".join("%x" % c for c in chips if c not in gone)
 
 
+def irq_pin(profile_path):
+    """MANCALA_SIM_IRQ: the GP number of the pads' IRQ line in the profile (i2c.irq), as text,
+    or None where the profile wires none (or cannot be read: the board itself says why)."""
+    import json
+    try:
+        with open(profile_path) as f:
+            pin = json.load(f)["i2c"].get("irq")
+        return None if pin is None else str(int(pin))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 class Setup:
     """Everything needed to start the board process, checked: paths, argv and environment."""
 
@@ -217,6 +229,10 @@ class Setup:
         env["MICROPYPATH"] = os.pathsep.join([fakes, ".frozen", lib])
         if chips is not None:
             env["MANCALA_SIM_CHIPS"] = chips
+        env.pop("MANCALA_SIM_IRQ", None)
+        irq = irq_pin(self.profile_path)
+        if irq is not None:
+            env["MANCALA_SIM_IRQ"] = irq
         self.env = env
         self.argv = [self.micropython, "-X", "heapsize=" + self.heapsize, self.main_py]
 

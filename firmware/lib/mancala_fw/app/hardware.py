@@ -46,15 +46,20 @@ class NullDisplay:
 
 def build(profile):
     """Returns (pads, display, wdt) for profile. pads.poll() gives a mask per chip in
-    profile.pad_chips order; wdt is None where no watchdog should run."""
+    profile.pad_chips order; pads.irq is their IRQ line (drivers.mpr121.IrqLine) when the
+    profile wires one, else None; wdt is None where no watchdog should run."""
     import gc
     import machine
     gc.collect()
-    from drivers.mpr121 import MPR121Group
+    from drivers.mpr121 import MPR121Group, IrqLine
     gc.collect()
     i2c = machine.I2C(profile.i2c_id, scl=machine.Pin(profile.scl),
                       sda=machine.Pin(profile.sda), freq=profile.i2c_freq)
-    pads = MPR121Group(i2c, profile.pad_chips)
+    irq = None
+    if profile.irq is not None:
+        # The chips' IRQ outputs share the line; the Pico's own pull-up holds it high.
+        irq = IrqLine(machine.Pin(profile.irq, machine.Pin.IN, machine.Pin.PULL_UP))
+    pads = MPR121Group(i2c, profile.pad_chips, irq=irq)
     display = _display(profile)
     wdt = None
     if hasattr(machine, "WDT"):

@@ -5,9 +5,13 @@ due), so a plain loop with one select.poll() wait does the job with less heap, n
 objects and an order of work that is easy to reason about: serial, pads, display, watchdog.
 
 Each pass reads what the serial line has (at most SERIAL_BURST bytes, so a flood cannot starve
-the pads and LEDs), polls the pads every PAD_MS, ticks the app (animation frames, menu: after
-each pad poll, and on every pass while an animation runs or the CPU thinks), feeds the
-watchdog, and then waits in poll() for the next byte or the next due time. Any exception
+the pads and LEDs), reads the pads when they are due, ticks the app (animation frames, menu:
+after each pad read, and on every pass while an animation runs or the CPU thinks), feeds the
+watchdog, and then waits in poll() for the next byte, the pads' IRQ line or the next due time.
+Where the profile wires the pad chips' IRQ line, a chip tells the loop of a touch at once
+(the wait wakes on the pin's interrupt) and the pads are polled only every PAD_IRQ_MS, for
+the long press, the chips' health checks and the idle frames; without it they are polled
+every PAD_MS. Any exception
 in a pass is reported as a log event and the loop goes on; only a run of failing passes stops
 the watchdog feed, so a board stuck in an error loop resets. KeyboardInterrupt (Ctrl-C) is not
 caught: mpremote breaks in with it to deploy.
@@ -19,10 +23,13 @@ import select
 
 from drivers.compat import ticks_ms, ticks_diff, ticks_add
 
-# Pad poll interval: up to this long from the MPR121's status bit to the app, in a budget of
-# 30 ms from the finger to the first LED change (bench/board.py); a poll costs ~0.85 ms of an
-# RP2040 (half of it waiting on the I2C bus), so 8 ms is ~11% of the CPU.
+# Pad poll interval without an IRQ line: up to this long from the MPR121's status bit to the
+# app; a poll costs ~0.85 ms of an RP2040 (half of it waiting on the I2C bus), so 8 ms is ~11%
+# of the CPU. With the IRQ line a touch is read when the line falls, and the poll is only the
+# fallback: a long press is seen within PAD_IRQ_MS of its time, and idle frames (breathing,
+# hint, timer: steps of 40 ms and more) go out at that rate.
 PAD_MS = 8
+PAD_IRQ_MS = 20
 SERIAL_BURST = 512
 FAILING_PASSES = 20  # consecutive failing passes after which the watchdog is left to bite
 GC_EVERY_MS = 2000
@@ -107,6 +114,15 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     poller.register(sys.stdin, select.POLLIN)
+    # The wait: the serial line, and the pads' IRQ line where it is wired.
+    irq = getattr(pads, "irq", None)
+    waiter = poller
+    pad_ms = PAD_MS
+    if irq is not None:
+        waiter = select.poll()
+        waiter.register(sys.stdin, select.POLLIN)
+        waiter.register(irq, select.POLLIN)
+        pad_ms = PAD_IRQ_MS
     byte = bytearray(1)
     feed = proto.feed
     now = ticks_ms()
@@ -135,12 +151,12 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
             now = ticks_ms()
             if bringup is not None and bringup.active():
                 # Self-test mode: it owns the pads and the LEDs until `diag stop`.
-                next_pad = ticks_add(now, PAD_MS)
+                next_pad = ticks_add(now, pad_ms)
                 bringup.step(now)
             else:
-                polled = ticks_diff(now, next_pad) >= 0
+                polled = ticks_diff(now, next_pad) >= 0 or (irq is not None and irq.due(now))
                 if polled:
-                    next_pad = ticks_add(now, PAD_MS)
+                    next_pad = ticks_add(now, pad_ms)
                     masks = pads.poll()
                     if bringup is None or not bringup.gesture(masks, now):
                         for kind, pos in touch.update(masks, now):
@@ -168,4 +184,5 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
             elif app.display.busy():
                 wait = 0 if wait < 0 else min(wait, 5)
             if wait > 0:
-                poller.poll(wait)
+                # The self-test reads the chips its own way, so their line may stay low.
+                (poller if bringup is not None and bringup.active() else waiter).poll(wait)

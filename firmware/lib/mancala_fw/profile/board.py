@@ -33,6 +33,7 @@ class Profile:
 
     name, title, sides, pits_per_side
     i2c_id, sda, scl, i2c_freq       the I2C bus of the pad chips (GP numbers)
+    irq              GP number of the pad chips' shared IRQ line, or None (not wired)
     pad_chips        tuple of MPR121 addresses (ints), in the profile's order
     chains           tuple of (pin, leds) per LED chain; chain_feed_ma the matching feed limits
     positions        tuple of position ids in sowing-loop order
@@ -56,6 +57,7 @@ class Profile:
         self.sda = fields["sda"]
         self.scl = fields["scl"]
         self.i2c_freq = fields["i2c_freq"]
+        self.irq = fields.get("irq")
         self.pad_chips = fields["pad_chips"]
         self.chains = fields["chains"]
         self.chain_feed_ma = fields["chain_feed_ma"]

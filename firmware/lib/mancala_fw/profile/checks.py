@@ -140,7 +140,7 @@ def check(d):
 
 
 def _check_i2c(c, i2c, f, pins):
-    c.table(i2c, "i2c", ("id", "sda", "scl", "freq"))
+    c.table(i2c, "i2c", ("id", "sda", "scl", "freq"), ("irq",))
     bus = c.number(i2c, "i2c", "id", 0, 1)
     for key in ("sda", "scl"):
         pin = c.number(i2c, "i2c", key, 0, GPIO_LAST)
@@ -154,6 +154,14 @@ def _check_i2c(c, i2c, f, pins):
     f["sda"] = i2c["sda"]
     f["scl"] = i2c["scl"]
     f["i2c_freq"] = c.number(i2c, "i2c", "freq", 10000, MAX_I2C_HZ)
+    f["irq"] = None
+    if "irq" in i2c:
+        # The MPR121s' shared IRQ output (open drain, active low): any free GP pin.
+        pin = c.number(i2c, "i2c", "irq", 0, GPIO_LAST)
+        if pin in pins:
+            c.fail("i2c.irq GP%d is already used as %s" % (pin, pins[pin]))
+        pins[pin] = "i2c.irq"
+        f["irq"] = pin
 
 
 def _check_chips(c, chips, f):

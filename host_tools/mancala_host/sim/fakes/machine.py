@@ -7,7 +7,10 @@ heap, which on a Pico `machine` (C code) does not.
   (sim/devices.py) when MANCALA_SIM_BUS names the two pipe fds to it, as the chips sit outside
   a Pico; otherwise (in-process tests) in this process. An absent or unplugged chip, or a
   device process that is gone, raises OSError(EIO) exactly where machine.I2C on rp2 does.
-- Pin: a GPIO with a level, no electrical effect.
+- Pin: a GPIO with a level (high with a pull-up), no electrical effect; except the pin MANCALA_SIM_IRQ names (the
+  launcher sets it from the profile's i2c.irq): its level is the MPR121 models' shared IRQ
+  line, sampled whenever the firmware reads it, and a falling edge seen there calls the
+  handler given to irq(), as the pin's interrupt would.
 - WDT: the rp2 limits (timeout up to 8388 ms); a late feed() is recorded in wdt_starved
   and reported on stderr, because a real board would have reset there.
 - reset(); the unix port's own machine module (idle, mem8, Signal, soft_reset, ...) is
@@ -28,21 +31,39 @@ wdt_starved = 0  # how many times the watchdog would have reset the board
 _bus = None
 
 
+_IRQ_PIN = int(os.getenv("MANCALA_SIM_IRQ") or -1)
+
+
 class Pin:
     IN = 0
     OUT = 1
     OPEN_DRAIN = 2
     PULL_UP = 1
     PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=-1, *, value=None):
         self._id = id
-        self._value = 1 if value else 0
+        # An input with a pull-up reads high until something pulls it low.
+        self._value = 1 if value or pull == 1 or id == _IRQ_PIN else 0
+        self._handler = None
 
     def value(self, x=None):
         if x is None:
+            if self._id == _IRQ_PIN:
+                was = self._value
+                try:
+                    self._value = 0 if _the_bus().irq_line() else 1
+                except OSError:  # the chips' power is gone: the pull-up holds the line high
+                    self._value = 1
+                if was and not self._value and self._handler is not None:
+                    self._handler(self)
             return self._value
         self._value = 1 if x else 0
+
+    def irq(self, handler=None, trigger=IRQ_FALLING, hard=False):
+        self._handler = handler
 
 
 class _Wire:
@@ -56,6 +77,7 @@ class _Wire:
         self.tx = open(int(tx), "wb", 0)  # unbuffered: each request leaves at once
         self.head = bytearray(4)
         self.one = bytearray(1)
+        self.line = bytearray(1)
         self.broken = False
 
     def _call(self, op, addr, reg, data, buf):
@@ -87,6 +109,10 @@ class _Wire:
 
     def write(self, addr, reg, data):
         self._call(119, addr, reg, data, None)  # "w"
+
+    def irq_line(self):
+        self._call(105, 0, 0, None, self.line)  # "i": 1 while a chip pulls the line low
+        return self.line[0] == 1
 
     def scan(self):
         found = bytearray(8)
