@@ -16,10 +16,14 @@ from mancala.searchboard import R, RT
 from mancala.evaluate import WIN, INF, KALAH_STORE, terminal, static, _KALAH_VALUE
 
 try:
+    import micropython
     from micropython import const
 except ImportError:  # CPython
     def const(x):  # type: ignore[misc]  # untyped, where the stubs' is generic
         return x
+
+    class micropython:
+        native = staticmethod(lambda f: f)
 
 try:
     from time import ticks_ms, ticks_diff
@@ -45,10 +49,18 @@ _CHECK = const(3)  # look at the clock every 4 nodes (~2 ms on the Pico)
 _NOISE = bytes([(i * 73 + 41) * 157 % 128 for i in range(256)])
 
 
+def copy(dst, src):
+    # Bytecode on purpose: the VM assigns a slice without allocating, native code allocates
+    # a slice object for each.
+    dst[:] = src
+
+
+@micropython.native
 def run(s, stop):
     bd = s.bd
     b = bd.b
     z = bd.size
+    cp = copy
     own = bd.own
     team = s.team
     root = s.root
@@ -155,7 +167,7 @@ def run(s, stop):
             full = nw[d]
             nw[d] = 0
             # make: snapshot, then sow
-            sb[d][:] = b
+            cp(sb[d], b)
             sh[d] = h
             sturn[d] = t
             mover = t
@@ -281,7 +293,7 @@ def run(s, stop):
                 v = -v
             state = _RET
         # _RET: take back the move made at ply d, whose value for d is v.
-        b[:] = sb[d]
+        cp(b, sb[d])
         h = sh[d]
         t = sturn[d]
         if srare[d]:
