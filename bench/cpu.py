@@ -7,7 +7,7 @@
     .venv/bin/python bench/cpu.py --openings 100     # make bench/cpu_openings.json again
 
 Method (docs/cpu.md section 8 says the same):
-1. On the emulated Pico (bench/pico.py: the stock v1.28.0 image, emulated time), in one
+1. On the emulated Pico (bench/pico_run.py: the stock v1.28.0 image, emulated time), in one
    run: level-5 searches of fixed node counts (the node rate), then level-5 moves searched
    as the app searches them (Search(game, 5, 1000), step(SLICE_MS), ~1 ms between slices
    for the rest of a main-loop pass): think_ms and the nodes a move gets. Without the
@@ -433,7 +433,7 @@ print("END")
 def measure_on_pico(moves):
     """{variant: [nodes/s per position]}, {variant: [(ms, nodes, depth) per move]}, code
     bytes, {variant: bytes a Memory keeps} from one run on the emulated Pico."""
-    import pico
+    import pico_run as pico
     rates, per_move, memory = {}, {}, {}
     code = 0
     script = PICO_SCRIPT % {"moves": moves, "slice": SLICE_MS, "poll_us": POLL_US}
@@ -467,7 +467,7 @@ def main(argv):
                   max(r[5] for r in rows), "moves", len(ms))
         return
     if "--pico" in argv:  # only the emulated Pico's figures: node rate, move times, heap
-        import pico
+        import pico_run as pico
         why = pico.available()
         if why:
             print("The emulated Pico cannot run here: %s." % why)
@@ -475,7 +475,7 @@ def main(argv):
         pico_figures(6 if quick else 60)
         return
     t0 = time.time()
-    import pico
+    import pico_run as pico
     why = pico.available()
     if why is None:
         nodes = pico_figures(6 if quick else 60)

@@ -110,6 +110,22 @@ def test_a_newer_search_on_the_same_memory_stops_the_older_with_a_legal_move():
     assert new.run() in game.legal_moves() and not new.stopped
 
 
+def test_the_budget_counts_from_started():
+    # The app starts its clock before it loads the CPU and makes its Memory: the deadline
+    # counts from then. A start already past the budget stops at the first step.
+    try:
+        from time import ticks_ms, ticks_add
+    except ImportError:  # CPython
+        from mancala.cpu import ticks_ms, ticks_add
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    t0 = ticks_ms()
+    s = Search(game, 5, 1000, seed=1, started=t0)
+    assert s.deadline == ticks_add(t0, 960)
+    late = Search(game, 5, 1000, seed=1, started=ticks_add(ticks_ms(), -5000))
+    assert late.step(7) and late.timed_out and late.best in game.legal_moves()
+    assert late.nodes <= 4
+
+
 def test_a_single_legal_move_is_played_at_once():
     game = Game.from_dict({"rules": Rules.from_dict({"variant": "kalah"}).to_dict(),
                            "pits": [[0, 0, 0, 0, 0, 1], [4, 4, 4, 4, 4, 4]],

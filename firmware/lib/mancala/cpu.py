@@ -147,17 +147,19 @@ class Search:
     finished iteration), nodes, score, timed_out, stopped.
 
     memory: a Memory to work in (default: a new one for this search).
+    started: the ticks_ms() the budget counts from (default: now); a caller that loaded this
+    module or made the Memory for this move passes the time it began.
     best_reply: in 3-4 player games, after a rival's move the root moves again, so that only
     the next rival replies to each of its moves (docs/cpu.md section 6); False searches the
     real turn order."""
 
     def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
-                 best_reply=True):
+                 best_reply=True, started=None):
         if isinstance(level, bool) or level not in LEVELS:
             raise ValueError("level must be 1, 2, 3, 4 or 5, got %r" % (level,))
         if game.over:
             raise ValueError("the game is over: there is no move to choose")
-        self.started = ticks_ms()
+        self.started = ticks_ms() if started is None else started
         maxd, self.noise, rnd, use_tt = \
             LEVELS[level] if game.kalah or level not in BASIC_LEVELS else BASIC_LEVELS[level]
         # The clock is read every 4 nodes (~2 ms on the Pico) and the last step() returns

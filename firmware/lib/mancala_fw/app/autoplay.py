@@ -68,13 +68,14 @@ class Autoplay:
         if source == "serial":  # only now: a Search that failed was answered `internal`
             self.asked.append(rid)
 
-    def _search(self, game, level):
+    def _search(self, game, level, started=None):
         # Only boards that use the CPU load it and pay its heap; the Memory (the
-        # transposition table and per-ply arrays) is kept for every later search.
+        # transposition table and per-ply arrays) is kept for every later search. The
+        # budget counts from started, so loading the CPU at its first move is inside it.
         from mancala.cpu import Search, Memory
         if self.memory is None:
             self.memory = Memory()
-        return Search(game, level, THINK_MS, memory=self.memory)
+        return Search(game, level, THINK_MS, memory=self.memory, started=started)
 
     def _answer(self, seat, pit, code=HINT_DROPPED):
         """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""
@@ -197,7 +198,7 @@ class Autoplay:
             self.by = by
             self.since = ticks_ms()
             try:
-                self.search = self._search(g, level)
+                self.search = self._search(g, level, self.since)
             except Exception:
                 self._fall_back(g)
                 raise
