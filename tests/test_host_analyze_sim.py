@@ -36,7 +36,7 @@ def test_analyze_a_game_recorded_from_the_board(sim, tmp_path, capsys):
             {"kind": "human"}, {"kind": "cpu", "level": 3}]})
         tracker = GameTracker(log, say=said.append)
         tracker.attach(client)
-        client.request("new_game", rules={"variant": "kalah", "seeds": 3}, first=0)
+        client.request("new_game", rules={"variant": "kalah", "seeds": 4}, first=0)
         planted = None
         while tracker.written < 1:
             ev = client.next_event(10.0)
