@@ -43,6 +43,19 @@ def test_the_board_files_are_code_py_lib_neopixel_and_the_profile():
     assert all(rel.endswith(".py") for rel in files if rel.startswith("lib/"))
 
 
+def test_the_native_decorator_stays_off_the_drive():
+    # CircuitPython refuses @micropython.native; the search loop under it is plain Python.
+    files = circuitpy.board_files(FIRMWARE, PROFILE)
+    with open(os.path.join(FIRMWARE, "lib", "mancala", "negamax.py"), "rb") as f:
+        source = f.read()
+    assert b"\n@micropython.native\n" in source
+    on_drive = files["lib/mancala/negamax.py"]
+    assert b"@micropython.native\n" not in on_drive
+    assert on_drive.count(b"\n") == source.count(b"\n")  # tracebacks keep their lines
+    assert not [rel for rel, data in files.items()
+                if rel.endswith(".py") and b"\n@micropython.native" in data]
+
+
 def test_a_missing_neopixel_library_is_one_sentence(monkeypatch, tmp_path):
     monkeypatch.setenv(circuitpy.LIB_DIR_ENV, str(tmp_path))
     with pytest.raises(BoardError, match="neopixel.py is not installed .* run 'make venv'"):

@@ -2,7 +2,8 @@
 
 CircuitPython runs `code.py` from its drive and imports from `lib/`. The board's files are:
 - `code.py` (firmware/code.py), the entry point;
-- `lib/` as on MicroPython (the engine, the app, the drivers), as `.py` source: CircuitPython
+- `lib/` as on MicroPython (the engine, the app, the drivers), as `.py` source (without
+  the `@micropython.native` decorator, which CircuitPython refuses): CircuitPython
   9 loads only `.mpy` files from its own compiler (they start with "C", MicroPython's with
   "M"), and that compiler is not published on PyPI, so the board compiles the source itself;
 - `lib/neopixel.py`, Adafruit's NeoPixel library from PyPI (adafruit-circuitpython-neopixel,
@@ -31,6 +32,18 @@ def library_dir() -> str:
     return os.environ.get(LIB_DIR_ENV) or os.path.join(sys.prefix, "circuitpython-lib")
 
 
+def without_native(source: bytes) -> bytes:
+    """source with each module-level `@micropython.native` line made a comment: CircuitPython
+    has no native emitter and refuses the decorator, and the function under it is plain
+    Python that the emitter only compiles differently (mancala/negamax.py's search loop).
+    Line numbers stay as they are, so tracebacks point at the source."""
+    lines = source.split(b"\n")
+    for i, line in enumerate(lines):
+        if line.rstrip() == b"@micropython.native":
+            lines[i] = b"# @micropython.native: bytecode here (CircuitPython has no native emitter)"
+    return b"\n".join(lines)
+
+
 def board_files(firmware: str, profile: str) -> dict[str, bytes]:
     """{path on the drive: bytes} for firmware/ and profile; BoardError if a part is missing."""
     files = {}
@@ -48,7 +61,7 @@ def board_files(firmware: str, profile: str) -> dict[str, bytes]:
             src = os.path.join(dirpath, name)
             rel = "lib/" + os.path.relpath(src, lib).replace(os.sep, "/")
             with open(src, "rb") as f:
-                files[rel] = f.read()
+                files[rel] = without_native(f.read())
     neopixel = os.path.join(library_dir(), NEOPIXEL)
     if not os.path.isfile(neopixel):
         raise BoardError("Adafruit's %s is not installed (looked in %s): run 'make venv'."
