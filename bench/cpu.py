@@ -3,6 +3,7 @@
     .venv/bin/python bench/cpu.py            # the full run
     .venv/bin/python bench/cpu.py --quick    # a small version of every figure
     .venv/bin/python bench/cpu.py --pico     # only the emulated Pico's figures
+    .venv/bin/python bench/cpu.py --nodes kalah=2008,basic2=1792,basic4=1924   # matches only
     .venv/bin/python bench/cpu.py --fit basic 3000   # refit evaluate.py's tables (numpy)
     .venv/bin/python bench/cpu.py --openings 100     # make bench/cpu_openings.json again
 
@@ -472,9 +473,15 @@ def main(argv):
         if why:
             print("The emulated Pico cannot run here: %s." % why)
             return 1
-        pico_figures(6 if quick else 60)
+        pico_figures(6 if quick else int(argv[argv.index("--moves") + 1])
+                     if "--moves" in argv else 60)
         return
     t0 = time.time()
+    if "--nodes" in argv:  # --nodes kalah=N,basic2=N,basic4=N: the matches alone, at these
+        nodes = dict((k, int(v)) for k, v in (  # budgets (from an earlier --pico run)
+            item.split("=") for item in argv[argv.index("--nodes") + 1].split(",")))
+        play_matches(nodes, quick, t0)
+        return
     import pico_run as pico
     why = pico.available()
     if why is None:
