@@ -11,8 +11,8 @@ Written for speed on MicroPython, where every attribute lookup and call costs by
 - leaves are scored right after their move is made, without entering them as nodes;
 - everything the loop touches is a local; constants are const();
 - run() is native code on MicroPython (its decorator; ~35% more nodes a second on the
-  Pico); on CPython the decorator does nothing, and where no native emitter exists
-  (CircuitPython, the WebAssembly port) the tools that put the code there drop it.
+  Pico); on CPython the decorator does nothing, and CircuitPython, which has no native
+  emitter, gets the file without it (host_tools' circuitpy.without_native).
 """
 
 from mancala.searchboard import R, RT
