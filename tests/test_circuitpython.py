@@ -237,3 +237,61 @@ def test_unreadable_slots_and_a_wrong_kind_are_one_sentence_each(nvm):
     _reboot(slots)
     obj, problem = slots.load("game.json", "mancala-game")
     assert obj is None and problem == "The saves in nvm could not be read (corrupt); defaults are used."
+
+
+# ------------------------------------------------------------------ deploy --circuitpython
+def test_deploy_circuitpython_copies_onto_the_drive_and_skips_unchanged_files(tmp_path, capsys):
+    from mancala_host import cli
+
+    drive = tmp_path / "CIRCUITPY"
+    (drive / "lib").mkdir(parents=True)
+    (drive / "boot_out.txt").write_text("Adafruit CircuitPython 9.2.9 on 2025-01-01; "
+                                        "Raspberry Pi Pico with rp2040\nBoard ID:raspberry_pi_pico\n")
+    (drive / "settings.toml").write_text("# the teacher's\n")
+    argv = ["deploy", "--circuitpython", "--drive", str(drive), "--profile", "quad"]
+    assert cli.main(argv) == 0
+    first = capsys.readouterr().out
+    files = circuitpy.board_files(FIRMWARE, os.path.join(ROOT, "hardware", "profiles", "quad.json"))
+    assert "Copied %d file(s)" % len(files) in first and "0 already up to date" in first
+    for rel, data in files.items():
+        assert (drive / rel).read_bytes() == data
+    assert (drive / "settings.toml").read_text() == "# the teacher's\n"
+    (drive / "code.py").write_text("changed on the drive\n")
+    assert cli.main(argv) == 0
+    assert "Copied 1 file(s)" in capsys.readouterr().out
+    assert (drive / "code.py").read_bytes() == files["code.py"]
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda d: None, "is not a folder"),
+    (lambda d: d.mkdir(), "has no boot_out.txt, so it is not a CIRCUITPY drive"),
+    (lambda d: (d.mkdir(), (d / "boot_out.txt").write_text("MicroPython\n")),
+     "does not name CircuitPython"),
+])
+def test_a_missing_or_wrong_drive_is_one_line(tmp_path, capsys, make, says):
+    from mancala_host import cli
+
+    drive = tmp_path / "drive"
+    make(drive)
+    assert cli.main(["deploy", "--circuitpython", "--drive", str(drive)]) != 0
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in captured.err
+    assert not drive.exists() or not (drive / "code.py").exists()
+
+
+def test_the_host_tool_finds_a_circuitpython_pico_by_its_usb_id():
+    import types
+
+    from mancala_host import transport
+
+    def port(device, vid, pid):
+        return types.SimpleNamespace(device=device, vid=vid, pid=pid, description="n/a")
+
+    cp = port("/dev/ttyACM0", 0x239A, 0x80F4)
+    other = port("/dev/ttyACM1", 0x239A, 0x8000)  # another Adafruit board
+    assert transport.find_board(lambda: [other, cp]) == "/dev/ttyACM0"
+    with pytest.raises(BoardError, match="Several boards"):
+        transport.find_board(lambda: [cp, port("/dev/ttyACM2", 0x2E8A, 0x0005)])
+    with pytest.raises(BoardError, match="239A:80F4 of CircuitPython"):
+        transport.find_board(lambda: [other])

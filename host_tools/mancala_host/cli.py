@@ -177,6 +177,11 @@ def _a_deploy(p):
     p.add_argument("--dry-run", action="store_true", help="list what would be copied, touch nothing")
     p.add_argument("--firmware", help="the firmware folder (default: the repository's firmware/)")
     p.add_argument("--build", help="where compiled files go (default: build/firmware in the repo)")
+    p.add_argument("--circuitpython", action="store_true",
+                   help="a Pico running CircuitPython: copy code.py, lib/ and the profile onto "
+                        "its CIRCUITPY drive (unchanged files are skipped)")
+    p.add_argument("--drive", help="with --circuitpython: the mounted CIRCUITPY drive (default: "
+                                   "found under /media, /run/media or /Volumes)")
 
 
 @command("flash", _module_command("flash"), "copy a .uf2 image onto a Pico in BOOTSEL mode (default: make firmware's)")

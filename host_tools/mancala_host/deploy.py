@@ -179,6 +179,11 @@ def run(args: argparse.Namespace) -> int:
     if not firmware:
         root = repo_root()
         firmware = os.path.join(root, "firmware")
+    if getattr(args, "circuitpython", False):
+        from . import circuitpy
+
+        return circuitpy.run(firmware, profile_path(args.profile, root or repo_root()),
+                             args.drive, args.dry_run)
     if not os.path.isfile(os.path.join(firmware, "main.py")):
         raise BoardError("%s has no main.py: it is not the firmware folder." % firmware)
     profile = profile_path(args.profile, root or repo_root())

@@ -2,7 +2,8 @@
 
 A transport moves whole lines and knows nothing of JSON. `SerialTransport` opens a device
 path or any pyserial URL (`socket://`, `loop://`, a pty path) with `serial_for_url`; with no
-port given, `find_board` looks for a MicroPython RP2040 by its USB VID:PID, as mpremote does.
+port given, `find_board` looks for the board by its USB VID:PID, as mpremote does: MicroPython
+on an RP2040, or CircuitPython on a Raspberry Pi Pico.
 Tests use the scripted fake in `tests/fakeport.py`, which has the same four members.
 """
 
@@ -19,6 +20,9 @@ from .errors import BoardError, PortLost
 
 BOARD_VID = 0x2E8A  # Raspberry Pi
 BOARD_PID = 0x0005  # MicroPython on an RP2040
+CIRCUITPYTHON_VID = 0x239A  # Adafruit
+CIRCUITPYTHON_PID = 0x80F4  # CircuitPython's raspberry_pi_pico build
+BOARD_IDS = ((BOARD_VID, BOARD_PID), (CIRCUITPYTHON_VID, CIRCUITPYTHON_PID))
 MAX_LINE = 1024  # the board discards longer lines (docs/protocol.md §1)
 
 
@@ -58,13 +62,14 @@ def find_board(list_ports: Callable[[], Iterable[Any]] | None = None) -> str:
 
         list_ports = lp.comports
     ports = list(list_ports())
-    boards = [p for p in ports if p.vid == BOARD_VID and p.pid == BOARD_PID]
+    boards = [p for p in ports if (p.vid, p.pid) in BOARD_IDS]
     if len(boards) == 1:
         return boards[0].device
     if not boards:
         raise BoardError(
             "No board found: no serial port has the USB ID 2E8A:0005 of MicroPython on an "
-            "RP2040 (ports seen: %s); plug the board in or give --port." % describe_ports(ports))
+            "RP2040 or 239A:80F4 of CircuitPython on a Pico (ports seen: %s); plug the board "
+            "in or give --port." % describe_ports(ports))
     raise BoardError("Several boards found (%s); choose one with --port." % describe_ports(boards))
 
 

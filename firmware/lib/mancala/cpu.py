@@ -23,20 +23,7 @@ from mancala.searchboard import SearchBoard, RT
 from mancala.evaluate import WIN, INF
 from mancala.negamax import run, order
 
-try:
-    from time import ticks_ms, ticks_diff, ticks_add
-except ImportError:  # CPython
-    import time
-
-    # The stubs type these as MicroPython's (time.monotonic is CPython's).
-    def ticks_ms():
-        return int(time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
-
-    def ticks_diff(a, b):  # type: ignore[no-redef]
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
-    def ticks_add(a, d):  # type: ignore[misc]
-        return (a + d) & 0x3FFFFFFF
+from mancala.clock import ticks_ms, ticks_diff, ticks_add
 
 MAX_PLY = 32
 # Basic 2p at levels 4-5 deepens by 2 plies: an iteration never ends on the root's own

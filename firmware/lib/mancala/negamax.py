@@ -28,16 +28,7 @@ except ImportError:  # CPython
     class micropython:  # type: ignore[no-redef]  # CPython's stand-in for the module
         native = staticmethod(lambda f: f)  # the decorator leaves the function as it is
 
-try:
-    from time import ticks_ms, ticks_diff
-except ImportError:  # CPython
-    import time
-
-    def ticks_ms():
-        return int(time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
-
-    def ticks_diff(a, b):  # type: ignore[no-redef]
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from mancala.clock import ticks_ms, ticks_diff
 
 _EXACT = const(0)
 _LOWER = const(1)
