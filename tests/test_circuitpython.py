@@ -6,10 +6,12 @@ The emulated part stays short: CircuitPython compiles the firmware from source a
 """
 import json
 import os
+import queue
+import random
 import subprocess
 import sys
 import threading
-import queue
+import time
 
 import pytest
 
@@ -154,14 +156,21 @@ class Line:
             if obj.get("id") == cmd:
                 return obj
 
+    def ok(self, cmd, **args):
+        answer = self.request(cmd, **args)
+        assert answer["ok"], answer
+        return answer
+
     def close(self):
-        self.proc.kill()
+        self.proc.kill()  # SIGKILL: a power cut
         self.proc.wait()
 
 
-def circuitpython_board(flash, profile="duo"):
+def circuitpython_board(flash, profile="duo", frames=None):
     env = dict(os.environ)
     env.setdefault(rp2040.MIRROR_ENV, MIRROR)
+    if frames is not None:
+        env["MANCALA_SIM_FRAMES"] = str(frames)
     argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
             "--pace", "free", "--profile", profile, "--flash", str(flash),
             "--image", os.path.join(MIRROR, CP_IMAGE)]
@@ -295,3 +304,106 @@ def test_the_host_tool_finds_a_circuitpython_pico_by_its_usb_id():
         transport.find_board(lambda: [cp, port("/dev/ttyACM2", 0x2E8A, 0x0005)])
     with pytest.raises(BoardError, match="239A:80F4 of CircuitPython"):
         transport.find_board(lambda: [other])
+
+
+# ------------------------------------------------------------------ whole games
+def _rings(frames_path, prof):
+    """The chains as the last whole lines of the frames file leave them."""
+    index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
+    chains = [bytearray(leds * 3) for _, leds in prof.chains]
+    with open(frames_path) as f:
+        for line in f:
+            if line.endswith("\n"):
+                msg = json.loads(line)
+                chains[index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
+    return chains
+
+
+def _shown(frames_path, prof, seating):
+    from mancala_fw.display.reader import read_counts
+
+    counts = dict(zip(prof.positions, read_counts(_rings(frames_path, prof),
+                                                   [prof.ring[p] for p in prof.positions])))
+    pits = [[counts[seating.position(s, p)] for p in range(1, seating.pits + 1)]
+            for s in range(seating.players)]
+    return pits, [counts[seating.store(s)] for s in range(seating.players)]
+
+
+def _settles(frames_path, prof, seating, state, tries=600):
+    """The rings come to show state once the move's animation has run (the frames file is
+    polled; the bound is only reached when they never do)."""
+    want = (state["pits"], state["stores"])
+    for _ in range(tries):
+        if os.path.exists(frames_path) and _shown(frames_path, prof, seating) == want:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _play(board, game, rng, frames_path, prof, seating, moves=None):
+    """Seeded random presses, each answer checked against the engine played alongside and
+    the rings read back; stops after `moves` presses or at the end of the game."""
+    played = 0
+    while not game.over and (moves is None or played < moves):
+        seat = game.turn
+        pit = rng.choice(game.legal_moves())
+        game.play(pit)
+        answer = board.ok("press", seat=seat, pit=pit)
+        assert answer["state"] == game.to_dict()
+        assert _settles(frames_path, prof, seating, answer["state"]), answer["state"]
+        played += 1
+    return played
+
+
+@needs_circuitpython
+@pytest.mark.parametrize("profile, rules", [
+    ("duo", {"variant": "kalah"}),
+    ("quad", {"variant": "basic", "players": 3, "pits": 4}),
+])
+def test_a_whole_game_over_the_serial_line_through_a_power_cut(tmp_path, profile, rules):
+    from mancala import Game
+    from mancala_fw import profile as profiles
+
+    prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", profile + ".json"))
+    frames = str(tmp_path / "frames.jsonl")
+    rng = random.Random(repr(rules))
+    board = circuitpython_board(tmp_path / "flash", profile, frames)
+    try:
+        assert board.event("boot")["board"] == profile
+        board.ok("set_config", config={"animation_ms": 20})
+        state = board.ok("new_game", rules=rules)["state"]
+        game = Game.from_dict(state)
+        r = state["rules"]
+        seating = profiles.seating(prof, r["players"], r["pits"])
+        assert _settles(frames, prof, seating, state)
+        _play(board, game, rng, frames, prof, seating, moves=8)
+    finally:
+        board.close()  # the power cut, right after an acknowledged move
+    board = circuitpython_board(tmp_path / "flash", profile, frames)
+    try:
+        boot = board.event("boot")
+        assert boot["resumed"] is True
+        assert board.ok("state")["state"] == game.to_dict()
+        _play(board, game, rng, frames, prof, seating)
+        assert game.over and board.ok("state")["state"]["places"] == game.to_dict()["places"]
+        memory = board.ok("diag", action="memory")
+        print("CircuitPython, %s after a game: free %d, min_free %d"
+              % (profile, memory["free"], memory["min_free"]))
+        assert memory["min_free"] >= 16 * 1024, memory
+        assert not [line for line in board.other if "Traceback" in line], board.other
+    finally:
+        board.close()
+
+
+def test_lines_for_circuitpythons_json_hold_plain_dicts_only():
+    # CircuitPython's json refuses dict subclasses such as the engine's Record.
+    from mancala import Game, Rules
+    from mancala_fw.protocol import plain
+
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    record = game.play(3)
+    fields = {"record": record, "state": game.to_dict(), "list": [record]}
+    out = plain(fields)
+    assert type(out["record"]) is dict and type(out["list"][0]) is dict
+    assert json.loads(json.dumps(out)) == json.loads(json.dumps(fields))
+    assert out["state"] is fields["state"]  # nothing to change there: not copied

@@ -50,6 +50,31 @@ def _clean(v, depth=0):
     return v
 
 
+class _Dict(dict):
+    pass
+
+
+try:
+    json.dumps(_Dict())
+    _PLAIN_ONLY = False
+except TypeError:  # CircuitPython's json takes no dict subclass (the engine's Record is one)
+    _PLAIN_ONLY = True
+
+
+def plain(obj):
+    """obj with each dict subclass inside it as a plain dict; containers without one are
+    returned as they are."""
+    if isinstance(obj, dict):
+        items = [(k, plain(v)) for k, v in obj.items()]
+        if type(obj) is not dict or any(v is not obj[k] for k, v in items):
+            return dict(items)
+        return obj
+    if isinstance(obj, list):
+        values = [plain(v) for v in obj]
+        return values if any(a is not b for a, b in zip(values, obj)) else obj
+    return obj
+
+
 class Protocol:
     def __init__(self, write, commands, on_error=None, stream=None):
         """write(str) sends text on the line; commands maps a name to handler(request) -> dict;
@@ -62,6 +87,8 @@ class Protocol:
         self.reader = LineReader(MAX_LINE)
 
     def send(self, obj):
+        if _PLAIN_ONLY:
+            obj = plain(obj)
         if self._stream is None:
             # Two writes rather than a concatenated copy of a line that may hold a state.
             self._write(json.dumps(obj))
