@@ -1,0 +1,114 @@
+"""The two editions side by side on the emulated Pico: heap and CPU think time of the same
+firmware on stock MicroPython v1.28.0 (make deploy's .mpy files) and on stock CircuitPython
+9.2.9 (deploy --circuitpython's .py files).
+
+    .venv/bin/python bench/editions.py [--profile duo]
+
+For each image: the board boots the game and answers `diag memory` (free heap after a
+collection, and its low-water mark), then new_game and 8 seeded presses, and `diag memory`
+again; then bench/think_probe.py runs in place of the entry point: three level-5 moves,
+each a Search with a 1 s budget stepped in 7 ms slices, timed on the board's clock. Emulated
+time is the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "host_tools"))
+sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
+
+from mancala import Game  # noqa: E402
+from mancala_host.sim import rp2040  # noqa: E402
+
+IMAGES = (("MicroPython v1.28.0", None),
+          ("CircuitPython 9.2.9", "circuitpython-9.2.9-raspberry_pi_pico.uf2"))
+PROBE = os.path.join(ROOT, "bench", "think_probe.py")
+
+
+def start(image, flash, profile, main=None):
+    argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
+            "--pace", "free", "--profile", profile, "--flash", flash]
+    if image:
+        argv += ["--image", os.path.join(rp2040.mirror(ROOT), image)]
+    if main:
+        argv += ["--main", main]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=ROOT)
+
+
+def lines(proc):
+    for raw in proc.stdout:
+        try:
+            yield json.loads(raw)
+        except ValueError:
+            continue
+
+
+def request(proc, it, cmd, **args):
+    proc.stdin.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
+    proc.stdin.flush()
+    for obj in it:
+        if obj.get("id") == cmd:
+            return obj
+    raise SystemExit("the board stopped before answering %s" % cmd)
+
+
+def heap(image, profile):
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = start(image, os.path.join(tmp, "flash"), profile)
+        it = lines(proc)
+        try:
+            for obj in it:
+                if obj.get("event") == "boot":
+                    break
+            booted = request(proc, it, "diag", action="memory")
+            state = request(proc, it, "new_game")["state"]
+            game = Game.from_dict(state)
+            rng = random.Random(1)
+            for _ in range(8):
+                pit = rng.choice(game.legal_moves())
+                game.play(pit)
+                request(proc, it, "press", pit=pit)
+            played = request(proc, it, "diag", action="memory")
+        finally:
+            proc.kill()
+            proc.wait()
+    return booted, played
+
+
+def think(image, profile):
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = start(image, os.path.join(tmp, "flash"), profile, PROBE)
+        try:
+            for obj in lines(proc):
+                if obj.get("event") == "think_probe":
+                    return obj
+        finally:
+            proc.kill()
+            proc.wait()
+    raise SystemExit("the think probe printed nothing")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--profile", default="duo")
+    args = p.parse_args(argv)
+    for name, image in IMAGES:
+        booted, played = heap(image, args.profile)
+        probe = think(image, args.profile)
+        print("%s (%s):" % (name, args.profile))
+        print("  heap free after boot %d (low %d); after 8 moves %d (low %d)"
+              % (booted["free"], booted["min_free"], played["free"], played["min_free"]))
+        for r in probe["results"]:
+            print("  level 5, %-8s %5d ms  %5d nodes  depth %2d  search heap %d"
+                  % (r["game"], r["ms"], r["nodes"], r["depth"], r["heap"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

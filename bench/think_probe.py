@@ -1,0 +1,40 @@
+"""Runs on the board in place of main.py / code.py (bench/editions.py puts it there): level-5
+CPU moves timed on the board's own clock, searched in 7 ms slices as the app does, and the
+heap the search takes. Prints one JSON line and stops. The same file on MicroPython and
+CircuitPython."""
+import gc
+import json
+
+from drivers.compat import ticks_ms, ticks_diff
+from mancala import Rules, Game
+from mancala.cpu import Search
+
+SLICE_MS = 7  # mancala_fw.app.autoplay.SLICE_MS
+POSITIONS = (
+    ("kalah", {"variant": "kalah"}, (3, 6)),
+    ("basic 2p", {"variant": "basic", "players": 2, "pits": 6}, (3, 4)),
+    ("basic 4p", {"variant": "basic", "players": 4, "pits": 6}, (3, 4, 5, 2)),
+)
+
+
+def main():
+    results = []
+    for name, rules, opening in POSITIONS:
+        game = Game(Rules.from_dict(rules))
+        for pit in opening:
+            game.play(pit)
+        gc.collect()
+        free = gc.mem_free()
+        start = ticks_ms()
+        search = Search(game, 5, 1000, seed=1)
+        low = gc.mem_free()
+        while not search.step(SLICE_MS):
+            low = min(low, gc.mem_free())
+        results.append({"game": name, "ms": ticks_diff(ticks_ms(), start), "nodes": search.nodes,
+                        "depth": search.depth, "heap": free - low})
+        search = None
+    gc.collect()
+    print(json.dumps({"event": "think_probe", "results": results, "free": gc.mem_free()}))
+
+
+main()
