@@ -43,8 +43,10 @@ def start(image, flash, profile, main=None):
 
 def lines(proc):
     for raw in proc.stdout:
+        # CircuitPython's console title (an escape sequence) may precede a line.
+        at = raw.find(b"{")
         try:
-            yield json.loads(raw)
+            yield json.loads(raw[at:]) if at >= 0 else None
         except ValueError:
             continue
 
@@ -53,7 +55,7 @@ def request(proc, it, cmd, **args):
     proc.stdin.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
     proc.stdin.flush()
     for obj in it:
-        if obj.get("id") == cmd:
+        if obj and obj.get("id") == cmd:
             return obj
     raise SystemExit("the board stopped before answering %s" % cmd)
 
@@ -64,7 +66,7 @@ def heap(image, profile):
         it = lines(proc)
         try:
             for obj in it:
-                if obj.get("event") == "boot":
+                if obj and obj.get("event") == "boot":
                     break
             booted = request(proc, it, "diag", action="memory")
             state = request(proc, it, "new_game")["state"]
@@ -81,12 +83,43 @@ def heap(image, profile):
     return booted, played
 
 
+def cpu_game(image, profile, cpu_moves):
+    """min_free after cpu_moves level-5 moves of a CPU seat (seat 1) in a Kalah game, seat 0
+    pressing a seeded random pit whenever it is to move."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = start(image, os.path.join(tmp, "flash"), profile)
+        it = lines(proc)
+        try:
+            for obj in it:
+                if obj and obj.get("event") == "boot":
+                    break
+            request(proc, it, "set_config", config={"seats": [{"kind": "human"},
+                                                               {"kind": "cpu", "level": 5}]})
+            state = request(proc, it, "new_game", first=0)["state"]
+            rng = random.Random(1)
+            done = 0
+            while done < cpu_moves and not state["over"]:
+                if state["turn"] == 0:
+                    pit = rng.choice([i + 1 for i, n in enumerate(state["pits"][0]) if n])
+                    state = request(proc, it, "press", pit=pit)["state"]
+                    continue
+                for obj in it:
+                    if obj and obj.get("event") == "move":
+                        state = obj["state"]
+                        done += 1
+                        break
+            return request(proc, it, "diag", action="memory"), done
+        finally:
+            proc.kill()
+            proc.wait()
+
+
 def think(image, profile):
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile, PROBE)
         try:
             for obj in lines(proc):
-                if obj.get("event") == "think_probe":
+                if obj and obj.get("event") == "think_probe":
                     return obj
         finally:
             proc.kill()
@@ -97,16 +130,25 @@ def think(image, profile):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--profile", default="duo")
+    p.add_argument("--only", choices=("micropython", "circuitpython"),
+                   help="measure one edition only")
+    p.add_argument("--cpu-moves", type=int, default=10,
+                   help="level-5 moves of the CPU seat before its game's diag memory")
     args = p.parse_args(argv)
     for name, image in IMAGES:
+        if args.only and not name.lower().startswith(args.only):
+            continue
         booted, played = heap(image, args.profile)
         probe = think(image, args.profile)
+        cpu, moves = cpu_game(image, args.profile, args.cpu_moves)
         print("%s (%s):" % (name, args.profile))
         print("  heap free after boot %d (low %d); after 8 moves %d (low %d)"
               % (booted["free"], booted["min_free"], played["free"], played["min_free"]))
+        print("  Kalah against a level-5 CPU seat, %d CPU moves: free %d (low %d)"
+              % (moves, cpu["free"], cpu["min_free"]))
         for r in probe["results"]:
-            print("  level 5, %-8s %5d ms  %5d nodes  depth %2d  search heap %d"
-                  % (r["game"], r["ms"], r["nodes"], r["depth"], r["heap"]))
+            print("  level 5, %-8s %5d ms  %5d nodes  depth %2d  heap kept by the search %d"
+                  % (r["game"], r["ms"], r["nodes"], r["depth"], r["kept"]))
     return 0
 
 
