@@ -51,6 +51,15 @@ def lines(proc):
             continue
 
 
+def booted(proc):
+    """The board's lines, from after its boot event."""
+    it = lines(proc)
+    for obj in it:
+        if obj and obj.get("event") == "boot":
+            return it
+    raise SystemExit("the board stopped before it booted")
+
+
 def request(proc, it, cmd, **args):
     proc.stdin.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
     proc.stdin.flush()
@@ -63,11 +72,8 @@ def request(proc, it, cmd, **args):
 def heap(image, profile):
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile)
-        it = lines(proc)
+        it = booted(proc)
         try:
-            for obj in it:
-                if obj and obj.get("event") == "boot":
-                    break
             booted = request(proc, it, "diag", action="memory")
             state = request(proc, it, "new_game")["state"]
             game = Game.from_dict(state)
@@ -88,11 +94,8 @@ def cpu_game(image, profile, cpu_moves):
     pressing a seeded random pit whenever it is to move."""
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile)
-        it = lines(proc)
+        it = booted(proc)
         try:
-            for obj in it:
-                if obj and obj.get("event") == "boot":
-                    break
             request(proc, it, "set_config", config={"seats": [{"kind": "human"},
                                                                {"kind": "cpu", "level": 5}]})
             state = request(proc, it, "new_game", first=0)["state"]
