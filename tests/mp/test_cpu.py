@@ -66,6 +66,41 @@ def test_slices_give_the_same_move_as_one_go():
         (one.best, one.depth, one.score, one.nodes)
 
 
+def test_pause_ends_the_slice_at_the_next_clock_look_and_the_search_resumes():
+    # pause() from inside the search's clock (where a pin interrupt's scheduled callback
+    # would run): the slice, far longer than the search, returns before the clock is read
+    # again, and the paused search ends exactly as one never paused.
+    import mancala.negamax as NEG
+    game = Game(Rules.from_dict({"variant": "kalah"}))
+    game.play(3)
+    one = Search(game, 5, 100000, seed=2, max_nodes=3000)
+    one.run()
+    s = Search(game, 5, 100000, seed=2, max_nodes=3000)
+    clock = NEG.ticks_ms
+    looks = [0, 0, -1]  # clock reads, pauses, the read that paused last
+
+    def pausing_clock():
+        looks[0] += 1
+        if looks[0] % 40 == 0:
+            looks[1] += 1
+            looks[2] = looks[0]
+            s.pause()
+        return clock()
+
+    NEG.ticks_ms = pausing_clock
+    slices = 0
+    try:
+        while not s.step(100000):
+            slices += 1
+            assert looks[2] == looks[0], "the clock was read again after pause()"
+            assert not s.timed_out
+            s.pause()  # between slices: the next step() still works
+    finally:
+        NEG.ticks_ms = clock
+    assert slices >= 10 and looks[1] - 1 <= slices <= looks[1], (slices, looks)
+    assert (s.best, s.depth, s.score, s.nodes) == (one.best, one.depth, one.score, one.nodes)
+
+
 def test_two_searches_coexist():
     # Stepped in turns, each with its own Memory, two searches give exactly what each gives
     # alone: nothing of one search's state lives outside it.

@@ -6,7 +6,8 @@
     s = Search(game, level=5, budget_ms=1000, memory=memory)   # the same search in slices:
     while not s.step(7):                                  # ~7 ms of work per call, so the
         poll_pads(); draw_leds()                          # app stays live between slices
-    pit = s.best
+    pit = s.best                                          # s.pause() (say from a pin
+                                                          # interrupt) ends a slice early
 
 The search is an alpha-beta with null windows (PVS; negamax over two "teams": the root seat,
 and everyone else, which is the paranoid search for 3-4 player Basic, there on best-reply
@@ -65,8 +66,10 @@ class Memory:
 
     def clear(self):
         """Forget what the table learned (so that a search does not depend on the last)."""
-        if self.keys is not None:
-            for a in (self.keys, self.data):
+        keys = self.keys
+        data = self.data
+        if keys is not None and data is not None:
+            for a in (keys, data):
                 for i in range(len(a)):
                     a[i] = 0
 
@@ -159,6 +162,7 @@ class Search:
         self.depth = 0
         self.nodes = 0
         self.paused = 0  # run() stopped before a node it has counted (negamax.py)
+        self.halt = 0  # pause() asks the running slice to return (run() reads it)
         self.perft = False  # True only to count lines (tests/mp/perft.py)
         self.timed_out = False
         self.stopped = False
@@ -233,6 +237,7 @@ class Search:
             # A newer Search took over the memory: keep the best move found so far.
             self.timed_out = self.stopped = self.done = True
             return True
+        self.halt = 0
         now = ticks_ms()
         stop = ticks_add(now, slice_ms)
         if ticks_diff(self.deadline, stop) < 0:
@@ -248,6 +253,13 @@ class Search:
                 self.done = True
             break
         return self.done
+
+    def pause(self):
+        """Ends the running step() early: it returns False at its next look at the clock
+        (within 4 nodes), and the next step() resumes the search where it stopped, node for
+        node. Only sets a flag, so a pin interrupt's scheduled callback may call it while
+        step() runs; without a running step() it does nothing."""
+        self.halt = 1
 
     def _stop_partial(self):
         # The first root move of an iteration is the previous best; a move that has beaten

@@ -1,8 +1,9 @@
 """The CPU's search loop: alpha-beta over two teams on an explicit stack, one function.
 
 run(s, stop) searches for the Search object s (cpu.py) until its current iteration ends
-(returns True) or until the ticks_ms deadline stop or s.max_nodes (returns False). All the
-state lives in s's per-ply arrays, so the next call resumes where this one stopped.
+(returns True) or until the ticks_ms deadline stop, s.max_nodes or s.halt (Search.pause())
+(returns False). All the state lives in s's per-ply arrays, so the next call resumes where
+this one stopped.
 
 Written for speed on MicroPython, where every attribute lookup and call costs bytecode:
 - make and unmake are inlined (only the rare paths, a Basic seat finishing and the Kalah end
@@ -40,6 +41,8 @@ _PLY = const(2)  # depth is counted in half plies; every move costs 2
 _CHECK = const(3)  # look at the clock every 4 nodes (~2 ms on the Pico)
 # Leaf noise values in -64..63, indexed by a position's hash, so a position keeps its noise
 # within one search and alpha-beta stays consistent.
+# What a search without the transposition table (levels 1-4) holds for it: never read.
+_NO_TABLE = bytearray(0)
 _NOISE = bytes([(i * 73 + 41) * 157 % 128 for i in range(256)])
 
 
@@ -75,7 +78,7 @@ def run(s, stop):
     lazy = s.lazy
     nw = s.nw
     tt = s.tt
-    tkey = tdat = None
+    tkey = tdat = _NO_TABLE  # read only under `if tt`
     tmask = s.tmask
     if tt:
         tkey, tdat = tt
@@ -147,7 +150,8 @@ def run(s, stop):
                 continue
             nodes += 1
             if not nodes & _CHECK and nodes != resumed:
-                if ticks_diff(stop, ticks_ms()) <= 0 or (max_nodes and nodes >= max_nodes):
+                if s.halt or ticks_diff(stop, ticks_ms()) <= 0 or \
+                        (max_nodes and nodes >= max_nodes):
                     s.nodes = nodes
                     s.paused = 1
                     s.d = d
