@@ -79,11 +79,22 @@ class BoardGone(Exception):
 class Board:
     """target "unix" (the default) or "rp2040": the emulated Pico (`sim --target rp2040`),
     started as the launcher starts it, with the harness's --pace free (waits take no host
-    time; emulated time is deterministic either way). trace: a --trace file (rp2040)."""
+    time; emulated time is deterministic either way). trace: a --trace file (rp2040).
+
+    image (rp2040): a UF2 to run instead of the stock image with deploy's files, such as the
+    frozen firmware image (tests/firmware_image.image()): `sim --image UF2`, whose filesystem
+    gets only profile.json, as `mancala-board profile install` writes it; profile=None leaves
+    the filesystem blank (`--blank`: a Pico just flashed, booting with the image's own
+    profile)."""
 
     def __init__(self, profile="duo", flash=None, heapsize=HEAP, touch=False, frames=False,
-                 chips=None, source=None, target="unix", trace=None):
+                 chips=None, source=None, target="unix", trace=None, image=None):
+        if image is not None and target != "rp2040":
+            raise ValueError("image= needs target='rp2040'")
+        if profile is None and image is None:
+            raise ValueError("profile=None needs image= (the image's own profile)")
         self.target = target
+        self.image = image
         self.trace_path = trace
         self.timeout = TIMEOUT if target == "unix" else PICO_TIMEOUT
         self.source = source
@@ -106,10 +117,15 @@ class Board:
         """The board's argv and environment, as the launcher makes them."""
         if self.target == "rp2040":
             from mancala_host.sim import launcher
-            args = ["--target", "rp2040", "--stdio", "--flash", self.flash,
-                    "--profile", self.profile]
+            args = ["--target", "rp2040", "--stdio", "--flash", self.flash]
+            if self.image is not None:
+                args += ["--image", self.image]
+            if self.profile is None:
+                args += ["--blank"]
+            else:
+                args += ["--profile", self.profile]
             if self.chips is not None:
-                with open(os.path.join(PROFILES, self.profile + ".json")) as f:
+                with open(os.path.join(PROFILES, (self.profile or "duo") + ".json")) as f:
                     have = [c.lower() for c in json.load(f)["pad_chips"]]
                 keep = ["0x" + c.strip().lower() for c in self.chips.split(",") if c.strip()]
                 for c in have:
@@ -207,6 +223,15 @@ class Board:
 
     def __exit__(self, *exc):
         self.close()
+
+    def flash_files(self):
+        """rp2040: the names at the top of the board's littlefs, read from its flash file (the
+        image way holds no code there: only profile.json and what the board saved)."""
+        from mancala_host.sim import rp2040
+        with open(os.path.join(self.flash, rp2040.FLASH_FILE), "rb") as f:
+            f.seek(rp2040.FS_OFFSET)
+            fs = rp2040._littlefs(f.read(rp2040.FS_BLOCK * rp2040.FS_BLOCKS))
+        return sorted(fs.listdir("/"))
 
     def stderr_text(self):
         with open(os.path.join(self.flash, "stderr.txt"), "rb") as f:

@@ -14,6 +14,7 @@ import pytest
 
 from mancala_fw import profile as profiles
 
+import firmware_image
 from boardsim import Board, PROFILES
 from test_board_frames import wait_for_counts
 from test_board_games import play_out
@@ -65,10 +66,12 @@ def test_quad_plays_a_whole_three_player_basic_game_above_the_heap_floor():
     assert FLOOR <= memory["min_free"] <= memory["free"], memory
 
 
-def test_a_missing_pad_controller_is_reported_and_the_game_goes_on(tmp_path):
+@pytest.mark.parametrize("way", ["deploy", "image"])
+def test_a_missing_pad_controller_is_reported_and_the_game_goes_on(way):
     # duo without 0x5B: seat 0's pads are all on 0x5A (tests/test_profile.py), seat 1's
     # are on 0x5B. The chip that answers keeps working after the one that NAKs.
-    with Board("duo", target="rp2040", chips="5a", touch=True) as b:
+    image = firmware_image.image() if way == "image" else None
+    with Board("duo", target="rp2040", chips="5a", touch=True, image=image) as b:
         scan = b.ok("diag", action="scan")
         assert scan["found"] == ["0x5A"] and len(scan["missing"]) == 1
         assert "0x5B" in scan["missing"][0]
@@ -91,3 +94,6 @@ def test_a_missing_pad_controller_is_reported_and_the_game_goes_on(tmp_path):
         # seat 1's pads are gone with their chip; the serial line still plays for it
         ans = b.ok("press", pit=[i + 1 for i, n in enumerate(state["pits"][1]) if n][0])
         assert ans["state"]["turn"] in (0, 1)
+        # the firmware that played came from where this way puts it
+        files = b.flash_files()
+        assert ("lib" in files and "main.py" in files) == (way == "deploy"), files
