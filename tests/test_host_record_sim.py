@@ -21,6 +21,13 @@ def _json(capsys, link, *argv):
     return json.loads(capsys.readouterr().out.splitlines()[-1])
 
 
+def _stop(proc):
+    """A step that failed before record was stopped must not leave it running."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def _record(link, log, *more):
     proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", link, "record", "--out", log]
                             + list(more), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -34,6 +41,7 @@ def _record(link, log, *more):
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "window-closed"])
 def test_the_readme_steps_record_then_replay(tmp_path, capsys, stop):
     sim = Sim(tmp_path, profile="quad").start()
+    proc = None
     try:
         link = sim.link
         assert cli.main(["--port", link, "config", "set", "rules.variant=basic", "rules.players=3",
@@ -56,6 +64,7 @@ def test_the_readme_steps_record_then_replay(tmp_path, capsys, stop):
         proc.send_signal(stop)  # the teacher's Ctrl-C, or the terminal window closed
         out, err = proc.communicate(timeout=HANG_S)
     finally:
+        _stop(proc)
         sim.stop()
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "unfinished, as far as it went: 3 moves" in out
@@ -79,6 +88,7 @@ def _pits_of(sim):
 
 def test_demo_games_are_recorded_as_cpu_games_and_differ(tmp_path, capsys):
     sim = Sim(tmp_path).start()
+    proc = None
     try:
         link = sim.link
         assert cli.main(["--port", link, "config", "set", "animation_ms=0"]) == 0
@@ -88,6 +98,7 @@ def test_demo_games_are_recorded_as_cpu_games_and_differ(tmp_path, capsys):
         proc, lines = _record(link, log, "--games", "2")
         out, err = proc.communicate(timeout=120)
     finally:
+        _stop(proc)
         sim.stop()
     assert proc.returncode == 0 and "Traceback" not in err, err
     games = [json.loads(line) for line in open(log)]
