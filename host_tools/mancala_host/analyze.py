@@ -15,14 +15,27 @@ the search weighs them; Basic: stones left to shed, the rival's minus the mover'
 mover's chance to win in percent, and costs in points of that percentage.
 """
 
+from __future__ import annotations
+
+import argparse
 import json
 import math
 import sys
 import textwrap
+from typing import TYPE_CHECKING, Any, Union
 
 from . import gamelog
 from .errors import BoardError
 from .view import rules_label
+
+if TYPE_CHECKING:
+    from mancala import Game
+
+    # A position's value for a seat: a number in the game's unit, WINS or LOSES when the
+    # search sees the end, None where there is none (3-4 players).
+    Value = Union[float, str, None]
+    # A move's cost: a number in the game's unit, GIVES_UP_WIN or WALKS_INTO_LOSS, or None.
+    Cost = Union[float, str, None]
 
 WIDTH = 100
 LEVEL = 5
@@ -49,29 +62,27 @@ def _cpu():
     return cpu, evaluate
 
 
-def negate(value, unit=STONES):
+def negate(value: Value, unit: str = STONES) -> Value:
     """The same value from the other seat's side (2 players)."""
-    if value == WINS:
-        return LOSES
-    if value == LOSES:
-        return WINS
     if value is None:
         return None
+    if isinstance(value, str):  # WINS or LOSES
+        return LOSES if value == WINS else WINS
     return round(100.0 - value, 1) if unit == CHANCE else 0.0 - value
 
 
 class Analyst:
     """Values positions with a fixed amount of search; remembers each position it valued."""
 
-    def __init__(self, nodes=15000, budget_ms=500):
+    def __init__(self, nodes: int = 15000, budget_ms: int = 500) -> None:
         self.cpu, self.evaluate = _cpu()
         self.win = self.evaluate.WIN
         self.nodes = nodes
         self.budget_ms = budget_ms
         self.searched = 0
-        self._seen = {}
+        self._seen: dict[str, tuple[int, Value]] = {}
 
-    def unit(self, engine):
+    def unit(self, engine: Game) -> str:
         """STONES or CHANCE: what the values of this game's positions are in."""
         kind, _ = self.evaluate.unit(engine.kalah, engine.players, engine.pits)
         return CHANCE if kind == self.evaluate.LOG_ODDS else STONES
@@ -87,7 +98,7 @@ class Analyst:
             return round(100.0 / (1.0 + math.exp(-score / float(scale))), 1)
         return round(score / float(scale), 2) + 0.0  # no -0.0
 
-    def position(self, engine):
+    def position(self, engine: Game) -> tuple[int, Value]:
         """(preferred pit, value for the seat to move); value is None in 3-4 player games."""
         key = json.dumps(engine.to_dict(), sort_keys=True)
         if key not in self._seen:
@@ -118,7 +129,7 @@ class Analyst:
             return best, None
         return best, self._value(engine, search.score)
 
-    def best(self, engine):
+    def best(self, engine: Game) -> tuple[int, Value]:
         """(preferred pit, value for the seat to move after playing it). The value is taken
         after the move, exactly as the played move's is, so a move's cost compares two
         positions searched alike (a position and its child differ by one ply of depth, and
@@ -133,7 +144,7 @@ class Analyst:
         finally:
             engine.undo()
 
-    def after(self, engine, seat):
+    def after(self, engine: Game, seat: int) -> Value:
         """The value of the current position for `seat` (the seat that just moved)."""
         if engine.over:
             places = engine.places
@@ -146,22 +157,23 @@ class Analyst:
         return value if engine.turn == seat else negate(value, self.unit(engine))
 
 
-def cost_of(played, best, before, after, unit=STONES):
+def cost_of(played: int | None, best: int | None, before: Value, after: Value,
+            unit: str = STONES) -> tuple[Cost, str]:
     """(cost, mark): cost in the unit's numbers, or GIVES_UP_WIN / WALKS_INTO_LOSS; mark "",
     "?" or "??"."""
     if before is None or after is None:
         return None, ""
     if played == best or before == LOSES or after == WINS:
         return 0.0, ""
-    if before == WINS:
+    if isinstance(before, str):  # WINS (LOSES has cost nothing above)
         return GIVES_UP_WIN, "??"
-    if after == LOSES:
+    if isinstance(after, str):  # LOSES (WINS has cost nothing above)
         return WALKS_INTO_LOSS, "??"
     cost = round(max(0.0, before - after), 2)
     return cost, "??" if cost >= BLUNDER[unit] else "?" if cost >= MISTAKE[unit] else ""
 
 
-def analyse_game(game, analyst):
+def analyse_game(game: dict[str, Any], analyst: Analyst) -> dict[str, Any]:
     """The analysis of one logged game (a dict that gamelog.check_game accepts): rows and
     a summary per seat, JSON-ready."""
     engine = gamelog.start_engine(game)
@@ -187,7 +199,7 @@ def analyse_game(game, analyst):
             "moves": rows, "summary": summary(rows, engine.players, unit)}
 
 
-def summary(rows, players, unit=STONES):
+def summary(rows: list[dict[str, Any]], players: int, unit: str = STONES) -> list[dict[str, Any]]:
     out = []
     for seat in range(players):
         plays = [r for r in rows if r["seat"] == seat and not r["resign"]]
@@ -210,7 +222,7 @@ def _wrap(text):
     return textwrap.wrap(text, WIDTH)
 
 
-def legend(analyst):
+def legend(analyst: Analyst) -> list[str]:
     return _wrap(
         "How to read it: one row per move. 'best' is the pit a level-5 search of %d nodes "
         "prefers (at most %d ms a position). 'before' is how the game stands for the seat that "
@@ -225,7 +237,7 @@ def legend(analyst):
            BLUNDER[CHANCE], ACCURATE[STONES], ACCURATE[CHANCE]))
 
 
-def unit_sentence(rules, unit):
+def unit_sentence(rules: dict[str, Any], unit: str) -> str:
     """What the values of a game with these rules (a dict) are, in one sentence."""
     if unit == CHANCE:
         return ("Values: the mover's chance to win in %, as the CPU's evaluation estimates it "
@@ -279,7 +291,7 @@ def _result_text(rules, result, unfinished=False):
     return "places: " + ", ".join("%d. seat %d" % (places[s], s) for s in order if places[s])
 
 
-def game_lines(index, line, path, analysis):
+def game_lines(index: int, line: int, path: str, analysis: dict[str, Any]) -> list[str]:
     seats = analysis["seats"] or []
     head = "Game %d (line %d of %s): %s; %s; seat %d starts; %d moves; %s." % (
         index, line, path, rules_label(analysis["rules"]),
@@ -348,7 +360,7 @@ def _skipped_sentence(path, skipped):
                                       ", ".join(str(l) for l, _ in skipped), path))
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.nodes < 1 or args.budget_ms < 1:
         raise BoardError("--nodes and --budget-ms must be at least 1.")
     as_json = getattr(args, "json", False) or getattr(args, "json_out", False)
@@ -382,7 +394,7 @@ def run(args):
     return 0
 
 
-def add_arguments(p):
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="LOG", help="a game log, as record writes it (docs/game-log.md)")
     p.add_argument("--game", type=int, default=None,
                    help="only this game, counted from 1 as replay counts them (default: every game)")

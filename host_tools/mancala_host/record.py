@@ -10,40 +10,51 @@ Seats are recorded as the board plays them: in demo mode every seat is the CPU a
 level.
 """
 
+from __future__ import annotations
+
+import argparse
 import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import gamelog
 from .errors import BoardError
 from .session import open_client
+
+if TYPE_CHECKING:
+    from mancala import Game
+
+    from .client import Client
 
 HEARTBEAT_S = 3.0  # silence after which record asks the board for its state
 RECOVER_DEPTH = 4  # moves searched to bridge a gap while the board was away
 DEMO_LEVEL = 3  # the level demo mode plays every seat at (docs/protocol.md, `demo`)
 
 
-def _say(text):
+def _say(text: str) -> None:
     print(text, flush=True)
 
 
 class GameTracker:
-    def __init__(self, out, say=_say):
+    def __init__(self, out: str, say: Callable[[str], None] = _say) -> None:
         self.out = out
         self.say = say
-        self.game = None  # the log entry being built
-        self.engine = None
-        self.t0 = None
+        # The log entry being built and the engine following it: both set while a game is
+        # recorded, and game None between games (engine keeps the last one, for a late undo).
+        self.game: dict[str, Any] | None = None
+        self.engine: Game | None = None
+        self.t0 = 0.0  # time.monotonic() at the game's start
         self.written = 0
-        self.board = {}
-        self.config = {}
+        self.board: dict[str, Any] = {}
+        self.config: dict[str, Any] = {}
         self.demo = False  # demo mode: every seat is the CPU at demo_level
         self.demo_level = DEMO_LEVEL
         self.unfinished = 0
 
     # -- set-up and resync ----------------------------------------------------------------
-    def attach(self, client):
+    def attach(self, client: Client) -> None:
         """Take the board's identity, config and game after (re)connecting."""
         hello = client.hello_answer or {}
         self.board = {"profile": hello.get("board"), "firmware": hello.get("firmware")}
@@ -52,7 +63,7 @@ class GameTracker:
         self.demo = answer.get("demo") is True
         self.check(answer, "The board is back")
 
-    def check(self, answer, why):
+    def check(self, answer: dict[str, Any], why: str | None) -> None:
         """Compare the board's `state` answer with the game being recorded, and catch up: a
         lost event, or moves made while the board was away, are recovered by a short search."""
         state, moves = answer["state"], answer.get("moves")
@@ -65,29 +76,37 @@ class GameTracker:
                 self.say("A game with %s move(s) is already under way; recording starts with the "
                          "next new game." % moves)
 
+    def _recording(self) -> tuple[dict[str, Any], Game]:
+        """The game being recorded and its engine; only called while one is."""
+        game, engine = self.game, self.engine
+        if game is None or engine is None:
+            raise RuntimeError("no game is being recorded")
+        return game, engine
+
     def _resync(self, state, why):
-        kept = len(self.game["moves"])
-        if self.engine.to_dict() == state:
+        game, engine = self._recording()
+        kept = len(game["moves"])
+        if engine.to_dict() == state:
             if why == "The board is back":
                 self.say("The board is back; the game in progress continues (%d move(s) kept)." % kept)
             return
-        path = _search(self.engine, state, RECOVER_DEPTH)
+        path = _search(engine, state, RECOVER_DEPTH)
         if path is not None:
             t = self._t()
             for pit in path:
-                seat = self.engine.turn
-                self.engine.play(pit)
-                self.game["moves"].append({"seat": seat, "pit": pit, "t": t, "recovered": True})
+                seat = engine.turn
+                engine.play(pit)
+                game["moves"].append({"seat": seat, "pit": pit, "t": t, "recovered": True})
             self.say("%s; %d move(s) whose events did not arrive were recovered from its state, "
                      "and the game continues." % (why, len(path)))
-            if self.engine.over:
+            if engine.over:
                 self._finish()
             return
         self.say("%s, but its game is not the one being recorded any more." % why)
         self.close_unfinished()
 
     # -- events ---------------------------------------------------------------------------
-    def on_event(self, ev):
+    def on_event(self, ev: dict[str, Any]) -> None:
         name = ev.get("event")
         if name == "config":
             self.config = ev.get("config") or self.config
@@ -96,7 +115,8 @@ class GameTracker:
             if isinstance(ev.get("level"), int):
                 self.demo_level = ev["level"]
             if self.demo and self.game is not None and not self.game["moves"]:
-                self.game["seats"] = self._seats(len(self.game["seats"]) or self.engine.players)
+                _, engine = self._recording()
+                self.game["seats"] = self._seats(len(self.game["seats"]) or engine.players)
         elif name == "new_game":
             if self.game is not None:
                 self.say("A new game was started before this one ended.")
@@ -109,40 +129,42 @@ class GameTracker:
                      "game as it ended.")
 
     def _follow(self, name, ev):
+        game, engine = self._recording()
         try:
             if name == "move":
-                self.engine.play(ev["pit"])
+                engine.play(ev["pit"])
                 entry = {"seat": ev["seat"], "pit": ev["pit"], "t": self._t()}
                 if ev.get("by"):
                     entry["by"] = ev["by"]
-                self.game["moves"].append(entry)
+                game["moves"].append(entry)
             elif name == "resign":
-                self.engine.resign(ev["seat"])
-                self.game["moves"].append({"seat": ev["seat"], "resign": True, "t": self._t()})
+                engine.resign(ev["seat"])
+                game["moves"].append({"seat": ev["seat"], "resign": True, "t": self._t()})
             else:
-                self.engine.undo()
-                self.game["moves"].pop()
+                engine.undo()
+                game["moves"].pop()
         except (ValueError, KeyError, IndexError) as exc:
             self._lost_track("the board's %s event does not fit the game (%s)" % (name, exc))
             return
-        if "state" in ev and self.engine.to_dict() != ev["state"]:
+        if "state" in ev and engine.to_dict() != ev["state"]:
             self._lost_track("after a %s the board's state differs from the engine's" % name)
             return
-        if self.engine.over:
+        if engine.over:
             self._finish()
 
     def _lost_track(self, why):
+        game, _ = self._recording()
         self.say("Recording lost track of the game in progress: %s; its %d move(s) are not "
-                 "written." % (why, len(self.game["moves"])))
+                 "written." % (why, len(game["moves"])))
         self.game = None
 
     # -- games ----------------------------------------------------------------------------
     def _start(self, state, first):
         seats = self._seats(len(state["pits"]))
         self.game = gamelog.new_game(dict(self.board), state["rules"], seats, first)
-        self.engine = gamelog.start_engine(self.game)
+        self.engine = engine = gamelog.start_engine(self.game)
         self.t0 = time.monotonic()
-        if self.engine.to_dict() != state:
+        if engine.to_dict() != state:
             self.say("The board's new game does not match its rules; it is not recorded.")
             self.game = None
             return
@@ -155,36 +177,37 @@ class GameTracker:
         return list(self.config.get("seats") or [])[:players]
 
     def _finish(self):
-        state = self.engine.to_dict()
-        self.game["ended"] = gamelog.utc_now()
-        self.game["result"] = {"places": state["places"], "stores": state["stores"]}
-        gamelog.check_game(self.game)  # never write a line that does not replay
-        gamelog.append_game(self.out, self.game)
+        game, engine = self._recording()
+        state = engine.to_dict()
+        game["ended"] = gamelog.utc_now()
+        game["result"] = {"places": state["places"], "stores": state["stores"]}
+        gamelog.check_game(game)  # never write a line that does not replay
+        gamelog.append_game(self.out, game)
         self.written += 1
         self.say("Game %d written to %s: %d moves, stores %s, places %s." % (
-            self.written, self.out, len(self.game["moves"]), state["stores"], state["places"]))
+            self.written, self.out, len(game["moves"]), state["stores"], state["places"]))
         self.game = None
 
-    def close_unfinished(self):
+    def close_unfinished(self) -> int:
         """Write the game in progress as far as it went, marked unfinished (nothing when it has
         no moves yet); returns the number of moves written."""
-        game, self.game = self.game, None
-        if game is None or not game["moves"]:
+        game, engine, self.game = self.game, self.engine, None
+        if game is None or engine is None or not game["moves"]:
             return 0
-        gamelog.mark_unfinished(game, self.engine.to_dict())
+        gamelog.mark_unfinished(game, engine.to_dict())
         gamelog.check_game(game)  # never write a line that does not replay
         gamelog.append_game(self.out, game)
         self.written += 1
         self.unfinished += 1
         self.say("Game %d written to %s unfinished, as far as it went: %d moves, seat %s to move."
-                 % (self.written, self.out, len(game["moves"]), self.engine.turn))
+                 % (self.written, self.out, len(game["moves"]), engine.turn))
         return len(game["moves"])
 
     def _t(self):
         return round(time.monotonic() - self.t0, 1)
 
     @property
-    def in_progress(self):
+    def in_progress(self) -> int | None:
         return len(self.game["moves"]) if self.game is not None else None
 
 
@@ -268,7 +291,7 @@ def _catch_up(client, tracker):
         pass  # gone, or a second Ctrl-C: the game is written as far as the events went
 
 
-def run(args, tracker=None):
+def run(args: argparse.Namespace, tracker: GameTracker | None = None) -> int:
     tracker = tracker or GameTracker(args.out)
     client = _connect(args)
     old = _stop_on_hangup()

@@ -16,7 +16,7 @@ import http.server
 import json
 import queue
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client import Client
 from .errors import BoardError
@@ -25,6 +25,9 @@ from .colours import seat_colours
 from .view import commentary, rules_label
 from .webpage import PAGE
 from .webplan import load_profile, plan
+
+if TYPE_CHECKING:
+    from mancala_fw.profile.board import Profile
 
 DEFAULT_STONE_MS = 120   # the board's own default animation_ms
 
@@ -73,10 +76,10 @@ def stone_ms(config: Any, fixed: int | None) -> int:
 class Planner:
     """The page's plan for the rules being played, made again only when they change."""
 
-    def __init__(self, profile):
+    def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.rules = None
-        self.plan = None
+        self.rules: dict[str, Any] | None = None  # the shape (variant, players, pits) planned
+        self.plan: dict[str, Any] | None = None
 
     def __call__(self, rules: Any) -> dict[str, Any] | None:
         shape = {k: rules.get(k) for k in ("variant", "players", "pits")} if isinstance(rules, dict) else {}

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import BoardError
+
+if TYPE_CHECKING:
+    from mancala_fw.profile.board import Profile
 
 
 def _profile_package():
@@ -23,7 +26,7 @@ def _profile_package():
     return firmware_profile()
 
 
-def load_profile(board: str | None, path: str | None = None) -> Any:
+def load_profile(board: str | None, path: str | None = None) -> Profile:
     """The checked Profile of the board `board` (hello's name): `path` if given, else the
     repository's hardware/profiles/BOARD.json. One sentence if it cannot be had."""
     if path is None:
@@ -68,7 +71,7 @@ def _label_side(centre, board_mm, clear):
     return ("down" if dy > 0 else "up"), inside
 
 
-def plan(profile: Any, rules: dict[str, Any]) -> dict[str, Any]:
+def plan(profile: Profile, rules: dict[str, Any]) -> dict[str, Any]:
     """The page's plan of a game with `rules` (players, pits, variant) on `profile`:
 
     {"board_mm": [w, h], "pit_mm": d, "store_mm": d,

@@ -16,11 +16,14 @@ it on a real board) and the MANCALA_SIM_* channels of docs/architecture.md secti
 - --pty LINK: the serial line is a pty, LINK a symlink to it (open it like /dev/ttyACM0).
 - neither: the terminal view (keys are pad touches) plus the pty at ./mancala-sim.pty.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import shutil
 import sys
 import tempfile
+from typing import NoReturn, Sequence
 
 from . import mpy_lib
 from .devices import Devices
@@ -100,7 +103,7 @@ def _check_target(args):
                 raise UsageError("--%s needs --target rp2040" % name)
 
 
-def find_root():
+def find_root() -> str:
     """The repository root: the directory holding firmware/ and host_tools/."""
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [os.path.normpath(os.path.join(here, "..", "..", ".."))]
@@ -118,7 +121,7 @@ def find_root():
                      "run this from inside the repository")
 
 
-def find_micropython(root):
+def find_micropython(root: str) -> str:
     venv = os.path.join(root, ".venv", "bin", "micropython")
     if os.access(venv, os.X_OK):
         return venv
@@ -173,7 +176,7 @@ def _chips(profile_path, missing):
     return ",".join("%x" % c for c in chips if c not in gone)
 
 
-def irq_pin(profile_path):
+def irq_pin(profile_path: str) -> str | None:
     """MANCALA_SIM_IRQ: the GP number of the pads' IRQ line in the profile (i2c.irq), as text,
     or None where the profile wires none (or cannot be read: the board itself says why)."""
     import json
@@ -188,10 +191,10 @@ def irq_pin(profile_path):
 class Setup:
     """Everything needed to start the board process, checked: paths, argv and environment."""
 
-    def __init__(self, args):
+    def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.root = find_root()
-        self.scratch = None         # a temporary directory this launcher removes on exit
+        self.scratch: str | None = None  # a temporary directory this launcher removes on exit
         _check_target(args)
         self.profile_path = _profile(self.root, args.profile)
         chips = _chips(self.profile_path, args.missing_chip)
@@ -236,12 +239,12 @@ class Setup:
         self.env = env
         self.argv = [self.micropython, "-X", "heapsize=" + self.heapsize, self.main_py]
 
-    def scratch_dir(self):
+    def scratch_dir(self) -> str:
         if self.scratch is None:
             self.scratch = tempfile.mkdtemp(prefix="mancala-sim-")
         return self.scratch
 
-    def cleanup(self):
+    def cleanup(self) -> None:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
@@ -278,7 +281,7 @@ def _reap_when_gone(pid, folder):
         os._exit(0)
 
 
-def run_stdio(setup):
+def run_stdio(setup: Setup) -> NoReturn:
     """Become the board: exec MicroPython in place of this process (never returns)."""
     if setup.scratch is not None:           # a temporary flash: removed when the board ends
         _reap_when_gone(os.getpid(), setup.scratch)
@@ -293,7 +296,7 @@ def run_stdio(setup):
     os.execve(setup.argv[0], setup.argv, setup.env)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point for `mancala-board sim ...`; returns the exit code."""
     try:
         args = _parser().parse_args(sys.argv[1:] if argv is None else list(argv))

@@ -13,9 +13,10 @@ import select
 import signal
 import subprocess
 import sys
+from typing import IO, Any
 
 from .devices import Devices
-from .launcher import UsageError
+from .launcher import Setup, UsageError
 from .serial_line import LinkOwned, PtyLink, Relay
 
 PR_SET_PDEATHSIG = 1
@@ -41,7 +42,8 @@ def _death_pact():
     return arm
 
 
-def start_board(setup, stderr=None):
+def start_board(setup: Setup, stderr: int | IO[Any] | None = None
+                ) -> tuple[subprocess.Popen[bytes], int, int]:
     """Start the board process; returns (Popen, fd of its stdin, fd of its stdout)."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -100,7 +102,7 @@ class _Signals:
         return exc[0] is Stop           # a stop request is a clean exit
 
 
-def run_pty(setup, link_path):
+def run_pty(setup: Setup, link_path: str) -> int:
     """Headless board on a pty until the board exits or this process is told to stop."""
     link = _make_link(link_path)
     proc = relay = None
@@ -123,7 +125,7 @@ def run_pty(setup, link_path):
     return 0
 
 
-def load_profile(path):
+def load_profile(path: str) -> dict[str, Any]:
     try:
         with open(path) as f:
             profile = json.load(f)
@@ -133,7 +135,7 @@ def load_profile(path):
         raise UsageError("cannot draw the board from %s: %s" % (path, e))
 
 
-def run_view(setup, link_path):
+def run_view(setup: Setup, link_path: str) -> int:
     """The terminal board: keys touch pads, frames draw rings, and a pty for a host alongside."""
     from . import terminal
     if not (os.isatty(0) and os.isatty(1)):

@@ -15,10 +15,14 @@ import signal
 import sys
 import termios
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import keys, view
 from .status import Status, legend
+
+if TYPE_CHECKING:
+    from .launcher import Setup
+    from .serial_line import PtyLink, Relay
 
 FPS = 30
 STDERR_LINES = 40
@@ -26,14 +30,14 @@ FRAMES_FILE_MAX = 4 << 20
 TAP_GAP_S = 0.06        # between a release and the next touch of one pad: over the debounce
 
 
-def too_small(width, height, need):
+def too_small(width: int, height: int | None, need: tuple[int, int]) -> str:
     """The one line shown instead of the board in a terminal too small for it."""
     text = "Terminal %dx%s, board needs %dx%d: make the window bigger." % (
         width, height if height is not None else "?", need[0], need[1])
     return text[:max(width - 1, 1)]
 
 
-def wrap(text, width, most):
+def wrap(text: str, width: int, most: int) -> list[str]:
     """text in lines of at most width characters (broken at spaces), at most `most` lines."""
     lines, line = [], ""
     for word in text.split(" "):
@@ -49,7 +53,7 @@ def wrap(text, width, most):
 class Terminal:
     """Raw keys and an alternate screen; restore() puts the terminal back as it was."""
 
-    def __init__(self, fd_in=0, out=None):
+    def __init__(self, fd_in: int = 0, out: TextIO | None = None) -> None:
         self.fd_in = fd_in
         self.out = out or sys.stdout
         self.saved = termios.tcgetattr(fd_in)
@@ -62,7 +66,7 @@ class Terminal:
         self.out.write("\x1b[?1049h\x1b[?25l\x1b[2J")
         self.out.flush()
 
-    def restore(self):
+    def restore(self) -> None:
         self.out.write("\x1b[0m\x1b[?25h\x1b[?1049l")
         self.out.flush()
         termios.tcsetattr(self.fd_in, termios.TCSAFLUSH, self.saved)
@@ -71,7 +75,8 @@ class Terminal:
 class View:
     """The loop state: board drawing, scheduled touches, status lines."""
 
-    def __init__(self, setup, profile, link, touch_fd, frames_fd, err_fd):
+    def __init__(self, setup: Setup, profile: dict[str, Any], link: PtyLink | None,
+                 touch_fd: int, frames_fd: int, err_fd: int) -> None:
         self.setup = setup
         self.profile = profile
         self.link = link
@@ -82,24 +87,24 @@ class View:
         self.board = view.Board(profile, keys.keys_by_position(profile),
                                 view.count_reader(os.path.join(setup.root, "firmware", "lib")))
         self.legend = legend(profile["sides"])
-        self.pending = []               # [(monotonic time, position id, touched)]
-        self.pad_free = {}              # position id -> when its last scheduled release is
+        self.pending: list[tuple[float, str, bool]] = []  # (monotonic time, position id, touched)
+        self.pad_free: dict[str, float] = {}  # position id -> when its last scheduled release is
         self.frames_partial = b""
         self.frames_quiet_since = 0.0
-        self.err_lines = []
+        self.err_lines: list[str] = []
         self.err_partial = b""
         self.err_open = True
         self.last_line = ""
-        self.board_tail = []            # the board's last serial lines (tracebacks go there)
+        self.board_tail: list[str] = []  # the board's last serial lines (tracebacks go there)
         self.note = "Ready: press a key to touch its pad."
         self.status = Status()
-        self.game_shape = None          # (players, pits) of the game the board last reported
+        self.game_shape: tuple[Any, Any] | None = None  # (players, pits) the board last reported
         self.dirty = True
         self.shown_connected = False
         self.quit = False
 
     # --- inputs -------------------------------------------------------------------------
-    def board_line(self, line):
+    def board_line(self, line: bytes) -> None:
         text = line.decode("utf-8", "replace").rstrip()
         self.last_line = self.status.summary(text) or self.last_line
         rules = self.status.rules or {}
@@ -112,7 +117,7 @@ class View:
         del self.board_tail[:-STDERR_LINES]
         self.dirty = True
 
-    def on_keys(self, chunk):
+    def on_keys(self, chunk: bytes) -> None:
         if chunk.startswith(b"\x1b") and len(chunk) > 1:
             return                          # an arrow or function key: not ours
         for char in chunk.decode("utf-8", "ignore"):
@@ -129,7 +134,7 @@ class View:
                 self.touch(action[1], action[2])
             self.dirty = True
 
-    def touch(self, pid, hold, now=None):
+    def touch(self, pid: str, hold: float, now: float | None = None) -> None:
         """Schedule a finger on pad pid for hold seconds.  A press that comes while the pad is
         still held (a quick double tap) waits for the release plus TAP_GAP_S, so the firmware
         sees two whole taps rather than one long one."""
@@ -146,17 +151,17 @@ class View:
         except BlockingIOError:
             self.note = "The touch channel is full: the board is not reading its pads."
 
-    def send_due(self, now):
+    def send_due(self, now: float) -> None:
         """Send every scheduled touch or release whose time has come, in time order."""
         due = sorted(e for e in self.pending if e[0] <= now)
         for event in due:
             self.pending.remove(event)
             self._send(keys.touch_line(self.profile, event[1], event[2]))
 
-    def next_due(self):
+    def next_due(self) -> float | None:
         return min(e[0] for e in self.pending) if self.pending else None
 
-    def on_frames(self, now):
+    def on_frames(self, now: float) -> None:
         """Read new frame lines from the frames file (which the board appends to)."""
         chunk = os.read(self.frames_fd, 1 << 20)
         if chunk:
@@ -176,7 +181,7 @@ class View:
             os.ftruncate(self.frames_fd, 0)
             os.lseek(self.frames_fd, 0, os.SEEK_SET)
 
-    def on_stderr(self):
+    def on_stderr(self) -> None:
         try:
             chunk = os.read(self.err_fd, 1 << 16)
         except BlockingIOError:
@@ -191,7 +196,7 @@ class View:
             self.dirty = True
         del self.err_lines[:-STDERR_LINES]
 
-    def drain_stderr(self):
+    def drain_stderr(self) -> None:
         """After the board exited: read what it wrote last, for the report on exit."""
         os.set_blocking(self.err_fd, True)
         while self.err_open:
@@ -200,13 +205,13 @@ class View:
             self.err_lines.append(self.err_partial.decode("utf-8", "replace"))
             self.err_partial = b""
 
-    def stderr_tail(self):
+    def stderr_tail(self) -> str:
         """What the board said last that was not a protocol line: its last words on exit."""
         said = [line for line in self.board_tail if not line.startswith("{")]
         return "".join(line + "\n" for line in (said + self.err_lines)[-15:])
 
     # --- output -------------------------------------------------------------------------
-    def screen(self, width=100, height=None):
+    def screen(self, width: int = 100, height: int | None = None) -> list[str]:
         """The whole screen as lines (board, then footer); one line of warning instead when a
         terminal of width x height (height None: any) cannot show the board."""
         board = ["  " + line for line in self.board.render()]
@@ -216,9 +221,11 @@ class View:
         lines = [""] + board + [""]
         self.shown_connected = bool(self.link and self.link.host_connected())
         host = "a host is connected" if self.shown_connected else "no host"
-        link = os.path.relpath(self.link.link) if self.link else "-"
-        if len(link) > 40:
-            link = self.link.link
+        link = "-"
+        if self.link:
+            link = os.path.relpath(self.link.link)
+            if len(link) > 40:
+                link = self.link.link
         sides = keys.describe(self.profile)
         footer = ["pads: " + "   ".join(sides[:2])]
         if sides[2:]:
@@ -237,7 +244,7 @@ class View:
             del lines[height:]
         return lines
 
-    def draw(self, out):
+    def draw(self, out: TextIO) -> None:
         try:
             size = os.get_terminal_size(out.fileno())
             width, height = size.columns or 100, size.lines or None
@@ -248,7 +255,7 @@ class View:
         out.flush()
         self.dirty = False
 
-    def run(self, relay):
+    def run(self, relay: Relay) -> None:
         term = Terminal(0, sys.stdout)
         old_winch = signal.signal(signal.SIGWINCH, self._resized)
         try:
@@ -257,8 +264,9 @@ class View:
                 now = time.monotonic()
                 self.send_due(now)
                 timeout = 1.0 / (2 * FPS)        # the frames file cannot be select()ed
-                if self.pending:
-                    timeout = min(timeout, max(0.0, self.next_due() - now))
+                due = self.next_due()
+                if due is not None:
+                    timeout = min(timeout, max(0.0, due - now))
                 if self.dirty:
                     wait = 1.0 / FPS - (now - last_draw)
                     if wait <= 0:
