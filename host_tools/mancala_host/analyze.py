@@ -135,9 +135,9 @@ class Analyst:
         positions searched alike (a position and its child differ by one ply of depth, and
         that alone swings the evaluation, most of all in Basic)."""
         pit, value = self.position(engine)
-        if value is None:
-            return pit, None
         seat = engine.turn
+        if value is None or seat is None:
+            return pit, None
         engine.play(pit)
         try:
             return pit, self.after(engine, seat)

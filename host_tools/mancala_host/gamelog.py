@@ -145,14 +145,15 @@ def apply_move(engine: Game, move: dict[str, Any], number: int) -> Any:
     if not isinstance(move, dict) or not isinstance(move.get("seat"), int):
         raise ValueError("move %d is not {\"seat\": s, \"pit\": n} or {\"seat\": s, \"resign\": true}" % number)
     seat = move["seat"]
-    if engine.over:
+    turn = engine.turn
+    if engine.over or turn is None:
         raise ValueError("move %d (seat %d) comes after the game had ended" % (number, seat))
     try:
         if move.get("resign"):
             return engine.resign(seat)
-        if engine.turn != seat:
+        if turn != seat:
             raise ValueError("move %d: seat %d plays pit %s, but it was seat %d's turn"
-                             % (number, seat, move.get("pit"), engine.turn))
+                             % (number, seat, move.get("pit"), turn))
         return engine.play(move.get("pit"))
     except (ValueError, TypeError) as exc:
         if str(exc).startswith("move %d" % number):

@@ -82,10 +82,11 @@ def step(args: argparse.Namespace) -> int:
         print("")
         print("Move %d%s%s: %s" % (i, stamp, by, record_words(record)))
         _show(engine, args)
-    if not engine.over:
+    turn = engine.turn
+    if turn is not None:  # the game is not over
         if gamelog.is_unfinished(game):
             print("")
-            print("The game is unfinished: recording stopped here, with seat %d to move." % engine.turn)
+            print("The game is unfinished: recording stopped here, with seat %d to move." % turn)
             return 0
         print("The log ends here, before the game is over.")
         return 1

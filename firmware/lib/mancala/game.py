@@ -49,7 +49,7 @@ class Game:
         self.pits = n
         self.kalah = rules.variant == KALAH
         self._board = ([rules.seeds] * n + [0]) * p
-        self.turn = first
+        self.turn = first  # type: int | None  # None once the game is over
         self.active = list(range(p))
         self.places = [None] * p  # type: list
         self.over = False
@@ -157,10 +157,12 @@ class Game:
     def push(self, pit, sown=None):
         """Play pit for the seat to move without checks; pop() takes it back. When sown is a
         list, the [seat, pit] names of the positions sown are appended to it."""
-        board = self._board
-        self._history.append((bytes(board), self.turn, self.active, self.places, self.over,
-                              self._next))
         mover = self.turn
+        if mover is None:
+            raise IllegalMove("the game is over")
+        board = self._board
+        self._history.append((bytes(board), mover, self.active, self.places, self.over,
+                              self._next))
         n = self.pits
         base = mover * (n + 1)
         store = base + n
@@ -304,11 +306,11 @@ class Game:
     # ----------------------------------------------------------------- checked path
     def play(self, pit):
         """Play pit (1..N) for the seat to move. Returns the move record."""
-        if self.over:
+        mover = self.turn
+        if self.over or mover is None:
             raise IllegalMove("the game is over")
         if isinstance(pit, bool) or not isinstance(pit, int) or not 1 <= pit <= self.pits:
             raise IllegalMove("pit must be a number from 1 to %d, got %r" % (self.pits, pit))
-        mover = self.turn
         n = self.pits
         w = n + 1
         start = mover * w + pit - 1

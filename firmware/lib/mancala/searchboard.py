@@ -74,9 +74,10 @@ class SearchBoard:
             self.nxt = [bytes(t) for t in game._next]
             self.nseat = bytes([1, 0])
         else:
-            self._loops = _LOOPS.get((p, n))
-            if self._loops is None:
-                self._loops = _LOOPS[(p, n)] = [None] * 16
+            loops = _LOOPS.get((p, n))
+            if loops is None:
+                loops = _LOOPS[(p, n)] = [None] * 16
+            self._loops = loops
             self._set_loop()
         # Undo snapshots, one per ply, allocated once. The rare state (places, seats, table,
         # over) is saved only by the moves that change it: a finish or the end.

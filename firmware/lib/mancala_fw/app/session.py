@@ -31,15 +31,16 @@ class Session:
         """Plays pit for seat (None = the seat to move). Returns the move record, or raises
         IllegalMove with a sentence for a person."""
         g = self.game
-        if g.over:
+        turn = g.turn
+        if g.over or turn is None:
             raise IllegalMove("The game is over; start a new game.")
-        if seat is not None and seat != g.turn:
-            raise IllegalMove("It is seat %d's turn, not seat %s's." % (g.turn, seat))
+        if seat is not None and seat != turn:
+            raise IllegalMove("It is seat %d's turn, not seat %s's." % (turn, seat))
         if not isinstance(pit, int) or not 1 <= pit <= g.pits:
             raise IllegalMove("Pit must be a number from 1 to %d, got %s." % (g.pits, pit))
         if pit not in g.legal_moves():
             raise IllegalMove("Pit %d of seat %d is empty; choose a pit with stones."
-                              % (pit, g.turn))
+                              % (pit, turn))
         record = g.play(pit)
         self.moves.append(48 + pit)  # "1".."7"
         return record

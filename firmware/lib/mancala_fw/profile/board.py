@@ -75,7 +75,7 @@ class Profile:
         for side in range(self.sides):
             for pit in range(self.pits_per_side + 1):
                 place[position_id(side, pit)] = (side, pit)
-        self.place = place
+        self.place = place  # type: dict[str, tuple[int, int]] | None  # None once compact()
         pad_position = {}
         for addr in self.pad_chips:
             pad_position[addr] = [None] * 12

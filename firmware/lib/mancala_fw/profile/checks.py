@@ -243,9 +243,9 @@ def _check_leds(c, f):
         if not rings:
             c.fail("led_chains.%d drives no ring" % n)
         end = 0
-        prev = None  # type: tuple
+        prev = None  # type: tuple | None  # the ring before this one on the chain
         for start, leds, pid in rings:
-            if start < end:
+            if prev is not None and start < end:  # (end is 0 before the first ring)
                 c.fail("positions.%s.ring.start %d overlaps ring %s on chain %d (LEDs %d-%d)" % (
                     pid, start, prev[2], n, prev[0], prev[0] + prev[1] - 1))
             if start > end:

@@ -93,7 +93,8 @@ class Bringup:
         return self.st is not None and self.st.active
 
     def step(self, now):
-        return self.st.step(now)
+        st = self.st
+        return st is not None and st.step(now)
 
     def gesture(self, masks, now):
         """Call with every pads.poll() while not active; True when it started the self-test."""

@@ -114,7 +114,7 @@ def read_ring(grb):
                 break
             count += 1
             i = (i + direction) % n
-        if count and (best is None or count > best[1]):
+        if colour is not None and (best is None or count > best[1]):  # (count > 0 then)
             best = (colour, count, direction)
     if best is None:
         return None
