@@ -2,19 +2,25 @@
 v1.28.0 image on rp2040js, the firmware on its flash as deploy puts it there), each beside
 its unix-port estimate and the ratio of the two.
 
-    .venv/bin/python bench/pico.py [--quick] [--markdown FILE]
+    .venv/bin/python bench/pico.py [--quick] [--jobs N] [--keep DIR] [--markdown FILE]
+
+--jobs: emulated Picos at once (2); --keep DIR: each run's result saved there with its
+commit, and taken from there instead of run again (delete a file to measure that part anew),
+so a table can be brought up to date part by part, each row naming its commit.
 
 Emulated time counts Cortex-M0+ cycles, so every emulated figure is deterministic: one run
 each. What is measured, and how:
 - engine moves/s: Kalah random playouts through the public Game.play(), and the CPU's lean
-  path (the search loop making every move 6 plies deep), 1 s each (bench/pico_script.py);
+  path (the search loop making every move 6 plies deep), 1 s each; and the time to build one
+  move record, the engine's Record beside the plain dict it stands for (bench/pico_script.py,
+  run as main.py by bench/pico_run.py, as every script the benches run on the board);
 - the level-5 CPU: nodes per move and think ms (from the search's start to its last slice,
   stepped in the app's SLICE_MS slices), median and maximum over whole games in which every
   seat is level 5: Kalah, Basic 2 players, Basic 4 players;
 - touch to first LED change, on quad, over a whole human game played by pad touches: from
   the moment a finger lands (a timed touch line, as the MPR121 model applies it; the model's
-  response as the driver configures it, MPR121_MS, is inside the figure) to the end of the
-  first LED frame that changes that pit's ring, both from --trace;
+  response as the driver configures it, bench/board.py's MPR121_MS, is inside the figure)
+  to the end of the first LED frame that changes that pit's ring, both from --trace;
 - animation frame time on quad: the time of one display tick that repaints while a sowing
   animation runs (Display.tick with an LED output that takes no CPU; the PIO and DMA send);
 - heap: diag memory after boot, min_free over that whole human game, and min_free over a
@@ -27,6 +33,7 @@ estimates are the same games on the unix target with the Pico's heap size (-X he
 """
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -34,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -42,15 +50,14 @@ sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "firmware", "lib
                 os.path.join(ROOT, "host_tools")]
 sys.path.append(BENCH)
 
+import board as board_bench  # noqa: E402  the unix-port estimates of touch and frame time
 import calibration  # noqa: E402
+import pico_run  # noqa: E402
 from boardsim import Board, MICROPYTHON, PROFILES  # noqa: E402
-from mancala import Game, Rules  # noqa: E402
 from mancala_fw import profile as profiles  # noqa: E402
 from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402
-from mancala_fw.display.reader import read_counts  # noqa: E402
 
 PICO_HEAP = 245888  # the stock v1.28.0 RPI_PICO image's GC heap
-MPR121_MS = 5  # SFI 4 samples x ESI 1 ms + 1 debounce sample, as drivers/mpr121.py sets it
 TOUCH_GAP_US = 4000000  # between a move and the next touch: the sowing animation has ended
 TIMEOUT = 3600.0
 
@@ -65,62 +72,26 @@ def _script(what, scale, max_moves):
     return head + perft + "\n" + body
 
 
-def _lines(text):
-    out = []
-    for line in text.splitlines():
-        if line.startswith("R "):
-            out.append(line.split()[1:])
-    if not out or out[-1] != ["done"]:
-        raise SystemExit("the bench script failed:\n" + text[-3000:])
-    return out
+def _lines(lines, where):
+    """The script's figures: each "R name values..." line as [name, values...]; the script
+    must have run to its END line."""
+    if not lines or lines[-1] != pico_run.END:
+        raise SystemExit("the bench script stopped early %s:\n%s" % (where, "\n".join(lines[-30:])))
+    return [line.split()[1:] for line in lines if line.startswith("R ")]
 
 
 def run_on_pico(what, max_moves, profile="duo"):
-    """Runs pico_script as main.py on the emulated Pico; returns its R lines."""
-    from mancala_host.sim import launcher
-    from mancala_host.sim.devices import Devices
-
-    folder = tempfile.mkdtemp(prefix="mancala-bench-")
+    """Runs pico_script as main.py on the emulated Pico (bench/pico_run.py); returns its R
+    lines."""
+    why = pico_run.available()
+    if why:
+        raise SystemExit("bench/pico.py measures on the emulated Pico, which cannot run here: "
+                         + why)
     try:
-        main = os.path.join(folder, "bench_main.py")
-        with open(main, "w") as f:
-            f.write(_script(what, None, max_moves))
-        flash = os.path.join(folder, "flash")
-        setup = launcher.Setup(launcher._parser().parse_args(
-            ["--target", "rp2040", "--stdio", "--flash", flash, "--profile", profile,
-             "--main", main]))
-        env = dict(setup.env)
-        devices = Devices(env, None, flash)
-        try:
-            text = _until_done(setup, env, devices)
-        finally:
-            devices.stop()
-        return _lines(text)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _until_done(setup, env, devices):
-    """The board's serial output up to the script's last line (the harness runs until its
-    stdin closes, so it is stopped then)."""
-    proc = subprocess.Popen(setup.argv + ["--pace", "free"], cwd=setup.flash, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, pass_fds=devices.fds)
-    devices.handed_over()
-    text = []
-    failing = False
-    for raw in iter(proc.stdout.readline, b""):
-        line = raw.decode("utf-8", "replace")
-        text.append(line)
-        if line.startswith("R done"):
-            break
-        if failing and not line.startswith(" "):
-            break  # the exception's own line ends the traceback
-        failing = failing or line.startswith("Traceback")
-    proc.stdin.close()
-    proc.kill()
-    proc.wait()
-    return "".join(text)
+        lines = list(pico_run.run_script(_script(what, None, max_moves), profile))
+    except RuntimeError as e:
+        raise SystemExit(str(e))
+    return _lines(lines + [pico_run.END], "on the emulated Pico")
 
 
 def run_on_unix(what, max_moves):
@@ -128,14 +99,14 @@ def run_on_unix(what, max_moves):
     calibration ms)."""
     env = dict(os.environ, MICROPYPATH=os.path.join(ROOT, "firmware", "lib"))
     probe = calibration.source() + "\nprint('R cal', min(calibrate() for _ in range(3)))\n" \
-        "print('R done')\n"
+        "print('END')\n"
     out = subprocess.run([MICROPYTHON, "-c", probe], env=env, capture_output=True, text=True,
                          timeout=TIMEOUT)
-    cal = float(_lines(out.stdout)[0][1])
+    cal = float(_lines(out.stdout.splitlines(), "under the unix port")[0][1])
     out = subprocess.run([MICROPYTHON, "-X", "heapsize=4M", "-c",
                           _script(what, cal, max_moves)], env=env, capture_output=True,
                          text=True, timeout=TIMEOUT)
-    return _lines(out.stdout + out.stderr), cal
+    return _lines((out.stdout + out.stderr).splitlines(), "under the unix port"), cal
 
 
 def script_figures(lines):
@@ -143,6 +114,8 @@ def script_figures(lines):
     for f in lines:
         if f[0].startswith("engine_"):
             fig[f[0]] = int(f[1])
+        elif f[0] == "record_us":
+            fig[f[0]] = (float(f[1]), float(f[2]))
         elif f[0] == "cpu":
             fig.setdefault(("nodes", f[1]), []).append(int(f[2]))
             fig.setdefault(("think", f[1]), []).append(int(f[3]))
@@ -276,75 +249,193 @@ def _ratio(a, b):
     return "%.2f" % (a / b) if a and b else "-"
 
 
+def _commit():
+    """The commit measured: HEAD's short hash, "+changes" when the tree differs from it."""
+    def git(*argv):
+        return subprocess.run(["git", "-C", ROOT] + list(argv), capture_output=True,
+                              text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+class Runs:
+    """Each run's result, by name. With a folder (--keep), every result is saved there as
+    NAME.json with the commit it was measured at, and a result already there is taken instead
+    of running it again: delete one file to measure that part again at the current commit."""
+
+    def __init__(self, folder, commit, quick):
+        self.folder = folder
+        self.commit = commit
+        self.quick = quick
+        self.commits = {}  # run name -> the commit its result was measured at
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+
+    def _path(self, name):
+        return os.path.join(self.folder, name + ".json")
+
+    def saved(self, name):
+        if not self.folder or not os.path.exists(self._path(name)):
+            return None
+        try:
+            with open(self._path(name)) as f:
+                kept = json.load(f)
+            commit, quick, result = kept["commit"], kept["quick"], kept["result"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SystemExit("%s cannot be read (%s): delete it to measure that part again."
+                             % (self._path(name), e))
+        if quick != self.quick:
+            raise SystemExit("%s was measured %s --quick: delete it, or run %s --quick."
+                             % (self._path(name), "with" if quick else "without",
+                                "with" if quick else "without"))
+        self.commits[name] = commit
+        return result
+
+    def put(self, name, result):
+        self.commits[name] = self.commit
+        if self.folder:
+            with open(self._path(name) + ".tmp", "w") as f:
+                json.dump({"commit": self.commit, "quick": self.quick, "result": result}, f)
+            os.replace(self._path(name) + ".tmp", self._path(name))
+        return json.loads(json.dumps(result))  # as it reads back: lists, not tuples
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="cap the CPU games at 12 moves each (not whole games)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="emulated Picos running at once (default 2): each is a process of "
+                         "its own, and the emulated figures do not depend on it")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="save each run's result in DIR with its commit, and take the runs "
+                         "already saved there instead of running them again (delete a file "
+                         "to measure that part again); the table names each row's commit")
     ap.add_argument("--markdown", metavar="FILE", help="also write the table there")
     args = ap.parse_args(argv)
     cap = 12 if args.quick else 10 ** 6
-    rows = []
+    games = ("kalah", "basic2", "basic4")
+    runs = Runs(args.keep, _commit(), args.quick)
+    # The emulated Pico's runs, longest first, in the background: their figures are the
+    # chip's own cycle counts, so they may share the host with each other and the estimates.
+    on_pico = (("basic4", run_on_pico, (("basic4",), cap), {}),
+               ("quad_cpu", cpu_game_on_quad, ("rp2040",), {"max_cpu_moves": cap}),
+               ("basic2", run_on_pico, (("basic2",), cap), {}),
+               ("kalah", run_on_pico, (("kalah",), cap), {}),
+               ("human", human_game_by_pads, ("rp2040",), {}),
+               ("engine", run_on_pico, (("engine",), cap), {}),
+               ("frame", run_on_pico, (("frame",), 0, "quad"), {}))
+    pool = ProcessPoolExecutor(max(1, args.jobs), mp_context=multiprocessing.get_context("fork"))
+    try:
+        done = {}
+        waiting = {}
+        for name, fn, a, kw in on_pico:
+            done[name] = runs.saved(name)
+            if done[name] is None:
+                waiting[name] = pool.submit(fn, *a, **kw)
 
-    def row(what, pico, est, unit, note=""):
-        rows.append((what, pico, est, unit, note))
-        print("%-58s %12s %12s %-8s %s" % (what, pico, est, unit, note), flush=True)
+        def on_unix(name, fn, *a, **kw):
+            # The unix-port estimates meanwhile, one at a time: their times are the host's.
+            kept = runs.saved(name)
+            return kept if kept is not None else runs.put(name, fn(*a, **kw))
 
-    print("%-58s %12s %12s %-8s %s" % ("figure", "emulated", "unix est.", "unit", "ratio"))
-    what = ("engine", "kalah", "basic2", "basic4")
-    unix, cal = run_on_unix(what, cap)
+        unix, cal = on_unix("unix_script", run_on_unix, ("engine",) + games, cap)
+        _, ubooted, uend, _ = on_unix("unix_human", human_game_by_pads, "unix")
+        ucend, _, _ = on_unix("unix_quad_cpu", cpu_game_on_quad, "unix", max_cpu_moves=cap)
+        utouch, uframe = on_unix("unix_board", _board_estimates)
+        for name, future in waiting.items():
+            done[name] = runs.put(name, future.result())
+    finally:
+        pool.shutdown(cancel_futures=True)
     est = script_figures(unix)
     scale = cal / calibration.PICO_MS  # unix ms per Pico ms
-    pico = script_figures(run_on_pico(what, cap))
+    pico = {}
+    for name in ("engine",) + games:
+        pico.update(script_figures(done[name]))
+    lat, booted, end, moves = done["human"]
+    pframe = _frame_ms(done["frame"])
+    cend, thinks, over = done["quad_cpu"]
+
+    rows = []
+
+    def row(what, pico, est, unit, note, *names):
+        commits = sorted(set(runs.commits[n] for n in names))
+        rows.append((what, pico, est, unit, note, ", ".join(commits)))
+
     for key, label in (("engine_public", "engine: Kalah playouts, public play()"),
                        ("engine_lean", "engine: the CPU's lean path (search loop)")):
         e = int(est[key] * scale)
-        row(label, pico[key], e, "moves/s", _ratio(pico[key], e))
+        row(label, pico[key], e, "moves/s", _ratio(pico[key], e), "engine", "unix_script")
+    for i, label in ((0, "engine: one move record built, the engine's Record"),
+                     (1, "engine: one move record built, were it a plain dict")):
+        p, e = pico["record_us"][i], est["record_us"][i] / scale
+        row(label, "%.0f" % p, "%.0f" % e, "us", _ratio(p, e), "engine", "unix_script")
     for name, label in (("kalah", "Kalah"), ("basic2", "Basic 2p"), ("basic4", "Basic 4p")):
-        n_moves, over = pico[("moves", name)]
-        whole = "whole game, %d moves" % n_moves if over else "first %d moves" % n_moves
+        n_moves, over_ = pico[("moves", name)]
+        whole = "whole game, %d moves" % n_moves if over_ else "first %d moves" % n_moves
         for kind, unit in (("nodes", "nodes"), ("think", "ms")):
             p = pico[(kind, name)]
             u = est[(kind, name)]
             for stat, fn in (("median", statistics.median), ("max", max)):
                 row("level 5, %s: %s per move, %s (%s)" % (label, "nodes" if kind == "nodes"
                                                            else "think", stat, whole),
-                    int(fn(p)), int(fn(u)), unit, _ratio(fn(p), fn(u)))
-    lat, booted, end, moves = human_game_by_pads("rp2040")
-    _, ubooted, uend, umoves = human_game_by_pads("unix")
-    import board as board_bench  # the unix-port estimates of touch and frame time
-    m = board_bench.probe(3)
-    utouch = board_bench.report_touch("a move", m["touch_us"], m["i2c_hz"])[0]
-    uframe = statistics.median(m["frame_ms"]) * calibration.PICO_MS / m["calibration_ms"]
-    row("touch to first LED, quad, median (MPR121 %d ms inside)" % MPR121_MS,
-        "%.1f" % statistics.median(lat), "-", "ms", "%d touches" % len(lat))
-    row("touch to first LED, quad, max (MPR121 %d ms inside)" % MPR121_MS,
-        "%.1f" % max(lat), "%.1f" % utouch, "ms", _ratio(max(lat), utouch))
-    pframe = pico_frame_ms()
+                    int(fn(p)), int(fn(u)), unit, _ratio(fn(p), fn(u)), name, "unix_script")
+    mpr121 = "MPR121 response %d ms inside" % board_bench.MPR121_MS
+    row("touch to first LED, quad, median (%s)" % mpr121,
+        "%.1f" % statistics.median(lat), "-", "ms", "%d touches" % len(lat), "human")
+    row("touch to first LED, quad, max (%s)" % mpr121,
+        "%.1f" % max(lat), "%.1f" % utouch, "ms", _ratio(max(lat), utouch), "human",
+        "unix_board")
     row("animation frame, quad (median)", "%.1f" % pframe, "%.1f" % uframe, "ms",
-        _ratio(pframe, uframe))
+        _ratio(pframe, uframe), "frame", "unix_board")
     row("heap free after boot (stock image)", booted["free"], ubooted["free"], "bytes",
-        _ratio(booted["free"], ubooted["free"]))
+        _ratio(booted["free"], ubooted["free"]), "human", "unix_human")
     row("min_free, a whole human game (%d moves by pad)" % moves, end["min_free"],
-        uend["min_free"], "bytes", _ratio(end["min_free"], uend["min_free"]))
-    cend, thinks, over = cpu_game_on_quad("rp2040", max_cpu_moves=cap)
-    ucend, _, _ = cpu_game_on_quad("unix", max_cpu_moves=cap)
+        uend["min_free"], "bytes", _ratio(end["min_free"], uend["min_free"]), "human",
+        "unix_human")
     row("min_free, 4p Basic on quad, 3 level-5 CPU seats (%s)"
         % ("whole game" if over else "first %d CPU moves" % len(thinks)), cend["min_free"],
-        ucend["min_free"], "bytes", _ratio(cend["min_free"], ucend["min_free"]))
+        ucend["min_free"], "bytes", _ratio(cend["min_free"], ucend["min_free"]), "quad_cpu",
+        "unix_quad_cpu")
     row("  its CPU moves' think_ms from the move events, median / max",
         "%d/%d" % (statistics.median(thinks), max(thinks)), "-", "ms",
-        "%d moves" % len(thinks))
+        "%d moves" % len(thinks), "quad_cpu")
+
+    commits = sorted(set(runs.commits.values()))
+    print("\nThe board on the emulated RP2040 (stock MicroPython v1.28.0 image) beside the "
+          "unix-port estimate, at commit %s%s\n" % (" and ".join(commits),
+                                                    " (--quick)" if args.quick else ""))
+    width = max(len(r[0]) for r in rows)
+    form = "%-" + str(width) + "s %12s %12s %-8s %-14s" + (" %s" if len(commits) > 1 else "")
+    print((form % ("figure", "emulated", "unix est.", "unit", "ratio", "commit")).rstrip())
+    for r in rows:
+        print((form % (r if len(commits) > 1 else r[:5])).rstrip(), flush=True)
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write("| figure | emulated Pico | unix-port estimate | unit | ratio / note |\n"
-                    "|---|---|---|---|---|\n")
-            for r in rows:
-                f.write("| %s | %s | %s | %s | %s |\n" % r)
+            f.write("Measured at commit %s%s.\n\n" % (" and ".join(commits),
+                                                     " (--quick)" if args.quick else ""))
+            if len(commits) > 1:
+                f.write("| figure | emulated Pico | unix-port estimate | unit | ratio / note "
+                        "| commit |\n|---|---|---|---|---|---|\n")
+                for r in rows:
+                    f.write("| %s | %s | %s | %s | %s | %s |\n" % r)
+            else:
+                f.write("| figure | emulated Pico | unix-port estimate | unit | ratio / note |\n"
+                        "|---|---|---|---|---|\n")
+                for r in rows:
+                    f.write("| %s | %s | %s | %s | %s |\n" % r[:5])
     return 0
 
 
-def pico_frame_ms():
-    lines = run_on_pico(("frame",), 0, "quad")
+def _board_estimates():
+    """bench/board.py's unix-port estimates: the touch worst case and a frame, in Pico ms."""
+    m = board_bench.probe(3)
+    touch = board_bench.report_touch("a move", m["touch_us"], m["i2c_hz"])[0]
+    frame = statistics.median(m["frame_ms"]) * calibration.PICO_MS / m["calibration_ms"]
+    return touch, frame
+
+
+def _frame_ms(lines):
     for f in lines:
         if f[0] == "frame_ms":
             return float(f[1])

@@ -1,14 +1,21 @@
 """Run a MicroPython script on the emulated Pico (the `sim --target rp2040` harness) and read
-what it prints: the benches' instrument for time on the board.
+what it prints: the benches' one instrument for time on the board (bench/pico.py, cpu.py).
 
-The flash holds what `make deploy` puts on a Pico (the whole firmware as armv6m .mpy, the
-duo profile), with the script as main.py instead of the board's, on the stock MicroPython
-v1.28.0 RPI_PICO image. The harness runs with --pace free: emulated time is the chip's own
-cycle count, so one run is a measurement, however busy this machine is.
+The flash holds what `make deploy` puts on a Pico (the whole firmware as armv6m .mpy and a
+board profile), with the script as main.py instead of the board's, on the stock MicroPython
+v1.28.0 RPI_PICO image. No pad chips answer on its I2C bus: the script computes, it does not
+play. The harness runs with --pace free: emulated time is the chip's own cycle count, so one
+run is a measurement, however busy this machine is.
 
     from pico_run import available, run_script
-    for line in run_script(text):   # each line the script prints, until it prints END
+    why = available()                      # None, or one sentence why it cannot run here
+    for line in run_script(text):          # each line the script prints, until it prints END
         ...
+
+An exception in the script, or the board stopping, ends the run with a RuntimeError that
+holds the board's last lines (the traceback). As on a real Pico, what the script prints
+before the host has enumerated the USB serial line (the first few hundred emulated ms) is
+lost: a script computes, or waits, before its first line.
 """
 import os
 import subprocess
@@ -16,11 +23,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "host_tools"))
+if os.path.join(ROOT, "host_tools") not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 
 from mancala_host.sim import rp2040  # noqa: E402
 
-PROFILE = os.path.join(ROOT, "hardware", "profiles", "duo.json")
+PROFILES = os.path.join(ROOT, "hardware", "profiles")
+END = "END"
 
 
 def available():
@@ -35,32 +44,45 @@ def available():
     return None
 
 
-def run_script(text):
-    """Yields each line (str, stripped) the script prints, until a line "END"; raises
-    RuntimeError with the board's last lines if it stops before that."""
+def run_script(text, profile="duo"):
+    """Yields each line (str, stripped) the script prints until a line END, with the board
+    profile `profile` (hardware/profiles) on the flash as profile.json; raises RuntimeError
+    with the board's last lines if the script raises or the board stops before END."""
     folder = rp2040.mirror(ROOT)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="mancala-pico-run-") as tmp:
         main_py = os.path.join(tmp, "main.py")
         with open(main_py, "w") as f:
             f.write(text)
         flash = os.path.join(tmp, rp2040.FLASH_FILE)
-        rp2040.prepare_flash(flash, rp2040.deploy_files(ROOT, PROFILE, main_py))
+        rp2040.prepare_flash(flash, rp2040.deploy_files(
+            ROOT, os.path.join(PROFILES, profile + ".json"), main_py))
         argv = [rp2040.find_node(), rp2040.HARNESS,
                 "--bootrom", rp2040.checked(folder, rp2040.BOOTROM),
                 "--image", rp2040.checked(folder, rp2040.IMAGE),
                 "--flash", flash, "--pace", "free"]
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-        last = []
-        try:
-            for raw in proc.stdout:
-                line = raw.decode("utf-8", "replace").strip()
-                if line == "END":
-                    return
-                last = (last + [line])[-20:]
-                yield line
-            raise RuntimeError("the emulated Pico stopped before the script ended:\n" +
-                               "\n".join(last))
-        finally:
-            proc.kill()
-            proc.wait()
+        with open(os.path.join(tmp, "stderr.txt"), "w+b") as err:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=err)
+            last = []
+            failing = False
+            try:
+                for raw in proc.stdout:
+                    line = raw.decode("utf-8", "replace").rstrip()
+                    if line == END:
+                        return
+                    last = (last + [line])[-20:]
+                    if failing and not line.startswith(" "):
+                        # the exception's own line ends the traceback; the board then idles
+                        # at its REPL, so nothing more is coming
+                        raise RuntimeError("the script failed on the emulated Pico:\n" +
+                                           "\n".join(last))
+                    failing = failing or line.startswith("Traceback (most recent call last)")
+                    if not failing:
+                        yield line.strip()
+                err.seek(0)
+                said = err.read().decode("utf-8", "replace").strip().splitlines()[-5:]
+                raise RuntimeError("the emulated Pico stopped before the script ended:\n" +
+                                   "\n".join(last + said))
+            finally:
+                proc.kill()
+                proc.wait()

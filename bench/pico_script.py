@@ -2,10 +2,10 @@
 # on its flash) and under the MicroPython unix port. bench/pico.py puts before it: SCALE
 # (None on the Pico; on the unix port the calibration ms of add_test, so that the CPU reads a
 # Pico clock), WHAT (which parts), SLICE_MS, and the text of tests/mp/perft.py (search_nodes,
-# the CPU's lean path). Prints "R <figure> <values...>" lines and "R done".
+# the CPU's lean path). Prints "R <figure> <values...>" lines, then END.
 import gc
 from time import ticks_ms, ticks_us, ticks_diff
-from mancala import Game, Rules
+from mancala import Game, Record, Rules
 from mancala.cpu import Rng, Search, Memory
 import mancala.cpu as CPU
 import mancala.negamax as NEG
@@ -61,9 +61,28 @@ def lean(rng):
         CPU.Search = Search
 
 
+def record_us(typed, n=500):
+    """µs to build one move record as play() builds it: the engine's Record, or the plain dict
+    literal it stands for (what the named fields cost the public path)."""
+    sown = [[0, 4], [0, 5], [0, 6], [0, 0]]
+    places = [None, None]
+    gc.collect()
+    t = ticks_us()
+    for _ in range(n):
+        if typed:
+            r = Record(kind="sow", seat=0, pit=3, stones=4, sown=sown, capture=None, extra=True,
+                       finished=[], sweep=None, over=False, places=list(places), turn=0)
+        else:
+            r = {"kind": "sow", "seat": 0, "pit": 3, "stones": 4, "sown": sown, "capture": None,
+                 "extra": True, "finished": [], "sweep": None, "over": False,
+                 "places": list(places), "turn": 0}
+    return ticks_diff(ticks_us(), t) / n
+
+
 if "engine" in WHAT:
     print("R engine_public", rate(public, 1000))
     print("R engine_lean", rate(lean, 1000))
+    print("R record_us %.1f %.1f" % (record_us(True), record_us(False)))
 
 if "frame" in WHAT:
     # One display tick that repaints while a sowing animation runs, on this board's profile
@@ -130,4 +149,4 @@ for name, rules in GAMES:
         g.play(s.best)
         moves += 1
     print("R game", name, moves, 1 if g.over else 0)
-print("R done")
+print("END")
