@@ -46,7 +46,19 @@ import calibration  # noqa: E402
 PICO_LOOP_MS = calibration.PICO_MS
 from mancala_fw.app.loop import PAD_MS as POLL_MS  # noqa: E402  the main loop's pad poll interval
 from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402  a CPU search's slice between two passes
-MPR121_MS = 5       # SFI 4 samples x ESI 1 ms + 1 debounce sample, as drivers/mpr121.py sets it
+
+
+def mpr121_response_ms():
+    """The MPR121's response to a finger as drivers/mpr121.py configures the chip: SFI
+    samples, then the touch debounce samples, each ESI ms apart (the sim's register model
+    times a touch the same way)."""
+    from drivers import mpr121
+    debounce, _, config2 = mpr121._SAMPLING  # registers 0x5B, 0x5C, 0x5D as the driver writes them
+    esi = 1 << (config2 & 7)
+    return ((4, 6, 10, 18)[(config2 >> 3) & 3] + (debounce & 7)) * esi
+
+
+MPR121_MS = mpr121_response_ms()
 LED_NS_PER_BIT = 1250   # WS2812 at 800 kHz
 LATCH_US = 280          # the reset gap after which a WS2812 shows what it was sent
 TOUCH_BUDGET_MS = 30

@@ -19,7 +19,7 @@ each. What is measured, and how:
   seat is level 5: Kalah, Basic 2 players, Basic 4 players;
 - touch to first LED change, on quad, over a whole human game played by pad touches: from
   the moment a finger lands (a timed touch line, as the MPR121 model applies it; the model's
-  response as the driver configures it, bench/board.py's MPR121_MS, is inside the figure)
+  response as the driver configures it, bench/board.py's mpr121_response_ms(), is inside the figure)
   to the end of the first LED frame that changes that pit's ring, both from --trace;
 - animation frame time on quad: the time of one display tick that repaints while a sowing
   animation runs (Display.tick with an LED output that takes no CPU; the PIO and DMA send);
@@ -133,7 +133,8 @@ def _ring_bytes(prof, chains, pos):
 def human_game_by_pads(target, rng_seed=7, max_moves=400):
     """A whole Kalah game on quad, every move a touch of a legal pit TOUCH_GAP_US after the
     last move, at a seeded moment within a pad-poll interval. Returns (latencies in ms, diag
-    memory after boot, diag memory at the end)."""
+    memory after boot, diag memory at the end, moves, the MPR121 response in ms that the
+    latencies include)."""
     rng = random.Random(rng_seed)
     prof = profiles.load(os.path.join(PROFILES, "quad.json"))
     folder = tempfile.mkdtemp(prefix="mancala-bench-")
@@ -174,7 +175,7 @@ def human_game_by_pads(target, rng_seed=7, max_moves=400):
         b.close()
     latencies = _touch_latencies(prof, trace, touched) if target == "rp2040" else []
     shutil.rmtree(folder, ignore_errors=True)
-    return latencies, booted, end, moves
+    return latencies, booted, end, moves, board_bench.MPR121_MS
 
 
 def _touch_latencies(prof, trace, touched):
@@ -340,7 +341,7 @@ def main(argv=None):
             return kept if kept is not None else runs.put(name, fn(*a, **kw))
 
         unix, cal = on_unix("unix_script", run_on_unix, ("engine",) + games, cap)
-        _, ubooted, uend, _ = on_unix("unix_human", human_game_by_pads, "unix")
+        _, ubooted, uend, _, _ = on_unix("unix_human", human_game_by_pads, "unix")
         ucend, _, _ = on_unix("unix_quad_cpu", cpu_game_on_quad, "unix", max_cpu_moves=cap)
         utouch, uframe = on_unix("unix_board", _board_estimates)
         for name, future in waiting.items():
@@ -352,7 +353,7 @@ def main(argv=None):
     pico = {}
     for name in ("engine",) + games:
         pico.update(script_figures(done[name]))
-    lat, booted, end, moves = done["human"]
+    lat, booted, end, moves, mpr121_ms = done["human"]
     pframe = _frame_ms(done["frame"])
     cend, thinks, over = done["quad_cpu"]
 
@@ -380,7 +381,7 @@ def main(argv=None):
                 row("level 5, %s: %s per move, %s (%s)" % (label, "nodes" if kind == "nodes"
                                                            else "think", stat, whole),
                     int(fn(p)), int(fn(u)), unit, _ratio(fn(p), fn(u)), name, "unix_script")
-    mpr121 = "MPR121 response %d ms inside" % board_bench.MPR121_MS
+    mpr121 = "MPR121 response %d ms inside" % mpr121_ms
     row("touch to first LED, quad, median (%s)" % mpr121,
         "%.1f" % statistics.median(lat), "-", "ms", "%d touches" % len(lat), "human")
     row("touch to first LED, quad, max (%s)" % mpr121,
