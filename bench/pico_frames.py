@@ -139,7 +139,7 @@ def _outer():
               % (name, frames, int(med) / 1000, int(top) / 1000, int(wire) / 1000,
                  int(last) / 1000, alloc))
     print("animation compute per frame, worst: %.1f ms (target <= %.0f ms, 60 fps): %s"
-          % (worst, TARGET_MS, "met" if worst <= TARGET_MS else "MISSED"))
+          % (worst, TARGET_MS, "MET" if worst <= TARGET_MS else "MISSED"))
     return 0
 
 

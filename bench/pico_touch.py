@@ -44,7 +44,17 @@ US_PER_LED = 30          # 24 bits at 1.25 µs
 HOLD_US = 80000          # a tap: longer than the touch layer's debounce
 GAP_US = (2500000, 2600000)
 THINK_GAP_US = (380000, 460000)
-TARGET_MS = 15.0
+TARGETS_MS = (15.0, 30.0)  # touch to first LED, worst case: the board's aim and its budget
+
+
+def mpr121_ms():
+    """The MPR121's response at the driver's settings (drivers/mpr121.py, registers 0x5B and
+    0x5D): SFI samples x ESI, plus the touch debounce samples, in ms."""
+    from drivers import mpr121
+    debounce, _, config2 = mpr121._SAMPLING
+    esi = 1 << (config2 & 7)
+    sfi = (4, 6, 10, 18)[(config2 >> 3) & 3]
+    return sfi * esi + (debounce & 7) * esi
 
 
 def trace_lines(path):
@@ -61,11 +71,12 @@ def trace_lines(path):
 
 def latencies(prof, trace):
     """[(touch t_us, µs to the ring's first word, µs to the frame's end, pos)] for every
-    finger that landed on a pit, in order."""
+    finger that landed on a pit, in order. A frame cut short (the driver stops an idle frame
+    for a touch's) reaches only the LEDs it got to: the others keep the frame before."""
     by_pad = {}
     for pid in prof.positions:
         by_pad[prof.pad[pid]] = pid
-    last = {}      # pin -> the last frame's bytes
+    last = {}      # pin -> what the chain's LEDs show
     pending = []   # (t, pos, pin, start, end, before)
     out = []
     for e in trace:
@@ -81,20 +92,22 @@ def latencies(prof, trace):
         elif e["kind"] == "frame":
             grb = bytes.fromhex(e["grb"])
             pin = e["pin"]
+            n = len(grb) // 3
             keep = []
             for p in pending:
                 t, pid, ppin, start, leds, chain_leds, ring = p
-                frame_start = e["t_us"] - len(grb) // 3 * US_PER_LED
-                if ppin != pin or frame_start < t:
+                frame_start = e["t_us"] - n * US_PER_LED
+                if ppin != pin or frame_start < t or n < start + leds:
                     keep.append(p)
                     continue
                 if grb[3 * start:3 * (start + leds)] == ring:
                     keep.append(p)
                     continue
-                first = e["t_us"] - (chain_leds - start) * US_PER_LED
+                first = e["t_us"] - (n - start) * US_PER_LED
                 out.append((t, first - t, e["t_us"] - t, pid))
             pending = keep
-            last[pin] = grb
+            before = last.get(pin, b"")
+            last[pin] = grb + before[len(grb):]
     return out
 
 
@@ -124,10 +137,12 @@ def _wait_touches(b, trace, n, timeout):
     raise SystemExit("the emulated Pico did not take all %d touches in %d s" % (n, timeout))
 
 
-def run(name, touches, rng):
+def run(name, touches, rng, keep=None):
     prof = profiles.load(os.path.join(PROFILES, name + ".json"))
     tmp = tempfile.mkdtemp(prefix="mancala-pico-touch-")
-    trace = os.path.join(tmp, "trace.jsonl")
+    trace = os.path.join(keep or tmp, "trace-%s.jsonl" % name)
+    if os.path.exists(trace):
+        os.remove(trace)
     rules = {"variant": "kalah"} if prof.sides == 2 else {"variant": "basic", "players": 4}
     with Board(name, target="rp2040", touch=True, trace=trace) as b:
         b.ok("set_config", config={"animation_ms": 60})
@@ -191,6 +206,7 @@ def main(argv=None):
     ap.add_argument("--profiles", nargs="+", default=["duo", "quad"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="10 touches a profile")
+    ap.add_argument("--keep", metavar="DIR", help="keep each profile's trace in DIR")
     args = ap.parse_args(argv)
     if args.quick:
         args.touches = 10
@@ -200,8 +216,9 @@ def main(argv=None):
         return
     rng = random.Random(args.seed)
     worst = 0.0
+    print("MPR121 response at the driver's settings: %d ms, inside every figure" % mpr121_ms())
     for name in args.profiles:
-        idle, busy, sent, sent_busy = run(name, args.touches, rng)
+        idle, busy, sent, sent_busy = run(name, args.touches, rng, args.keep)
         for case, got, n in (("idle", idle, sent), ("CPU thinking", busy, sent_busy)):
             if not got:
                 print("%-4s %-13s no touch measured of %d sent" % (name, case, n))
@@ -212,8 +229,9 @@ def main(argv=None):
             print("%-4s %-13s %2d of %2d touches: to the ring's first word median %.1f ms, "
                   "max %.1f ms; to the frame's end median %.1f, max %.1f ms"
                   % (name, case, len(got), n, ring_med, ring_max, end_med, end_max))
-    print("touch to first LED, worst case: %.1f ms (target <= %.0f ms): %s"
-          % (worst, TARGET_MS, "met" if worst <= TARGET_MS else "MISSED"))
+    for target in TARGETS_MS:
+        print("touch to first LED, worst case: %.1f ms (target <= %.0f ms): %s"
+              % (worst, target, "MET" if worst <= target else "MISSED"))
 
 
 if __name__ == "__main__":

@@ -314,8 +314,8 @@ def test_a_cpu_move_says_how_long_it_thought(tmp_path, monkeypatch):
     (human,) = [e for e in events if e["event"] == "move" and e["by"] == "human"]
     (cpu,) = [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
     assert "think_ms" not in human
-    # readings: at the start, after the one slice (the heap mark's), at the move
-    assert cpu["think_ms"] == 14
+    # readings: at the start and at the move
+    assert cpu["think_ms"] == 7
 
 
 @pytest.mark.parametrize("by", ["timeout", "fallback"])
@@ -344,7 +344,7 @@ def test_the_heap_mark_is_sampled_after_saves_and_search_slices(tmp_path, monkey
 
     calls = []
     monkeypatch.setattr(firmware_app, "sample_heap", lambda: calls.append("save"))
-    monkeypatch.setattr(autoplay, "sample_slice", lambda now: calls.append("sample"))
+    monkeypatch.setattr(autoplay, "sample_heap", lambda: calls.append("sample"))
     real_step = mancala.cpu.Search.step
 
     def step(search, ms):
@@ -360,6 +360,105 @@ def test_the_heap_mark_is_sampled_after_saves_and_search_slices(tmp_path, monkey
     calls.clear()
     _run(app, 0, 2000)
     assert [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
-    # every slice is followed by a (throttled) sample; then each CPU move (an extra turn
-    # makes two) is saved
-    assert re.fullmatch(r"((slice sample )+save ?)+", " ".join(calls)), calls
+    # each search's first slice and its last are followed by a sample (not the slices
+    # between: a read walks the whole heap); then each CPU move (an extra turn makes two)
+    # is saved
+    assert re.fullmatch(r"(slice sample ((slice )*slice sample )?save ?)+", " ".join(calls)), calls
+
+
+class _Pin:
+    """A pin whose falling edge the test makes: what drivers.mpr121.IrqLine needs of one."""
+    IRQ_FALLING = 2
+
+    def __init__(self):
+        self.handler = None
+        self.level = 1
+
+    def irq(self, handler=None, trigger=0, hard=False):
+        self.handler = handler
+
+    def value(self):
+        return self.level
+
+    def fall(self):
+        self.level = 0
+        self.handler(self)
+
+
+def _thinking(tmp_path, monkeypatch):
+    """An app whose CPU seat (level 5) is thinking, the pads' IRQ line wired to it as
+    app.loop wires it, and a clock that stands still: a slice then ends only when the
+    search is done or paused."""
+    import mancala.cpu
+    import mancala.negamax
+    from drivers.mpr121 import IrqLine
+    monkeypatch.setattr(mancala.cpu, "ticks_ms", lambda: 5000)
+    monkeypatch.setattr(mancala.negamax, "ticks_ms", lambda: 5000)
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    pin = _Pin()
+    irq = IrqLine(pin)
+    app.autoplay.irq = irq
+    irq.on_edge = app.autoplay.pause
+    app.press(0, 1, "serial")
+    return app, events, pin, irq
+
+
+def test_a_pad_change_while_the_cpu_thinks_ends_the_slice(tmp_path, monkeypatch):
+    import mancala.negamax
+    app, events, pin, irq = _thinking(tmp_path, monkeypatch)
+    looks = [0]
+
+    def clock():
+        # 1 ms a look from the slice's start (5000): a 7 ms slice ends at look 7 by itself
+        looks[0] += 1
+        if looks[0] == 3:
+            pin.fall()  # a finger, while the slice runs: the line's edge pauses the search
+        return 5000 + looks[0]
+
+    monkeypatch.setattr(mancala.negamax, "ticks_ms", clock)
+    app.tick(0)  # the search starts, and its slice runs until the edge
+    s = app.autoplay.search
+    assert s is not None and looks[0] == 3, looks  # the slice returned at its next look
+    assert irq.pending and irq.edges == 1
+    assert not [e for e in events if e.get("by") == "cpu"]
+
+
+def test_no_slice_starts_while_a_pad_change_waits_to_be_read(tmp_path, monkeypatch):
+    import mancala.cpu
+    import mancala.negamax
+    app, events, pin, irq = _thinking(tmp_path, monkeypatch)
+    clock = [5000]
+
+    def ticks():
+        clock[0] += 8  # every look at the clock ends the slice
+        return clock[0]
+
+    monkeypatch.setattr(mancala.negamax, "ticks_ms", ticks)
+    steps = []
+    real_step = mancala.cpu.Search.step
+    monkeypatch.setattr(mancala.cpu.Search, "step",
+                        lambda search, ms: steps.append(ms) or real_step(search, ms))
+    app.tick(0)
+    assert len(steps) == 1 and app.autoplay.search is not None
+    pin.fall()  # between two slices (the loop was drawing, say)
+    app.tick(10)
+    app.tick(20)
+    assert len(steps) == 1  # the loop reads the pads first
+    irq.taken(30)  # ... as MPR121Group.poll() marks it
+    app.tick(30)
+    assert len(steps) == 2
+
+
+def test_without_an_irq_line_the_search_runs_its_slices(tmp_path, monkeypatch):
+    # The poll fallback: no line wired, so nothing pauses the search and every tick steps it.
+    import mancala.cpu
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
+    assert app.autoplay.irq is None
+    steps = []
+    real_step = mancala.cpu.Search.step
+    monkeypatch.setattr(mancala.cpu.Search, "step",
+                        lambda search, ms: steps.append(ms) or real_step(search, ms))
+    app.press(0, 1, "serial")
+    for t in range(0, 50, 10):
+        app.tick(t)
+    assert steps == [autoplay.SLICE_MS] * 5

@@ -236,3 +236,107 @@ def test_a_fast_ring_that_looks_the_same_sends_the_whole_frame_at_once():
     d.refuse("2.3", now=40)     # ... and a second refusal of a pit still blinking red
     assert d.tick(45)           # that pit looks the same: the full frame goes out at once
     assert rings[d.ring_of["0.2"]][0] in leds.sent
+
+
+class _CutLeds(_Leds):
+    """An output that can stop a chain's frame on the wire (drivers.ws2812.WS2812.cut)."""
+
+    def __init__(self, lengths):
+        _Leds.__init__(self, lengths)
+        self.cuts = []
+
+    def cut(self, i):
+        self.cuts.append(i)
+        self.sent.append(("cut", i))
+        return True
+
+
+def test_the_first_change_after_a_touch_cuts_its_chains_frame_short_and_nothing_else_does():
+    # An idle frame (the breathing store) may still be on the touched pit's chain: the
+    # touch's frame must not wait for it. Only that first change cuts; the frames after it
+    # wait for the wire as usual (a cut on every show would starve the chain's far end).
+    p = profile.load("../../hardware/profiles/quad.json")
+    leds = _CutLeds([n for pin, n in p.chains])
+    d = Display(p, leds)
+    d.settings(100, p.budget_ma, 100)
+    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
+    d.set_game(profile.seating(p, 4, 6), g.to_dict())
+    d.tick(0)
+    d.tick(10)
+    assert leds.cuts == []                  # full frames never cut
+    rings = [p.ring[pid] for pid in p.positions]
+    r = d.ring(0, 6)
+    chain = rings[r][0]
+    del leds.sent[:]
+    d.lift(p.positions[r], now=1000)
+    assert leds.sent == [("cut", chain), chain]   # cut first, then the touch's frame
+    record = g.play(6)
+    d.play(record, g.to_dict(), g.legal_moves(), now=1005)
+    d.tick(1005)
+    assert leds.cuts == [chain]             # the move's full frame waited instead
+    del leds.sent[:]
+    d.refuse("2.3", now=1100)
+    assert d.tick(1100)
+    # The refused pit's chain alone is cut and then sent: the red blink brightens the
+    # frame, and that ring alone is scaled down to keep the whole within the budget (the
+    # next full tick scales every ring).
+    chain = rings[d.ring_of["2.3"]][0]
+    assert leds.sent == [("cut", chain), chain]
+    assert sum(sum(b) for b in leds.bufs) <= d.limiter.allowed
+    d.tick(1110)
+    assert sum(sum(b) for b in leds.bufs) <= d.limiter.allowed
+
+
+def test_a_breath_step_sends_only_the_breathing_stores_chain():
+    # The limiter counts the breathing store at its brightest, so its scale stays put
+    # through the breath: a step repaints one ring and sends one chain, and a touch's chain
+    # is not kept busy by idle frames of the whole board.
+    p, d, g, leds, rings = _quad_game()
+    assert d.frame.scale < 256               # over the budget: the scale matters
+    store = rings[d.seat_rings[0][0]]        # seat 0 is to move: its store breathes
+    scale = d.frame.scale
+    sent = []
+    for t in range(0, 2000, 20):             # a whole breath, at the loop's idle tick rate
+        del leds.sent[:]
+        d.tick(1000 + t)
+        sent.extend(leds.sent)
+        assert d.frame.scale == scale
+    assert sent and set(sent) == {store[0]}
+
+
+def test_idle_ticks_paint_nothing_between_breath_steps_and_effects_still_end():
+    from drivers.compat import ticks_add
+    p, d, g, leds, rings = _quad_game()
+    painted = []
+    real_paint = d.frame.paint
+    d.frame.paint = lambda r, *a: painted.append(r) or real_paint(r, *a)
+    # The breath counts 60 ms steps from the game's start on the board's clock.
+    step = ticks_add(d._breath_start, 60 * 40)
+
+    def at(ms):
+        return ticks_add(step, ms)
+
+    d.tick(at(0))
+    del painted[:]
+    del leds.sent[:]
+    for t in (1, 10, 59):                     # the same breath step
+        assert not d.tick(at(t))
+    assert painted == [] and leds.sent == []
+    # A countdown set at every tick changes nothing until its value changes.
+    d.countdown(0, None)
+    assert not d.tick(at(20))
+    d.countdown(0, 7)
+    assert d.tick(at(21))                     # shown at once, not at the next breath step
+    # A refused pit blinks and then comes back to its look, with no other change to wake
+    # the tick when the blink ends.
+    d.countdown(0, None)
+    d.tick(at(22))
+    r = d.ring_of["2.3"]
+    chain, start, n = rings[r]
+    look = bytes(leds.bufs[chain][3 * start:3 * (start + n)])
+    d.refuse("2.3", now=at(30))
+    d.tick(at(30))
+    assert bytes(leds.bufs[chain][3 * start:3 * (start + n)]) != look
+    for t in range(40, 600, 20):
+        d.tick(at(t))
+    assert bytes(leds.bufs[chain][3 * start:3 * (start + n)]) == look

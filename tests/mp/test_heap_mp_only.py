@@ -38,19 +38,6 @@ def test_a_sample_allocates_nothing():
     assert gc.mem_alloc() - before == 0
 
 
-def test_search_slices_read_the_heap_at_most_every_250_ms():
-    reads = []
-    real = heap._mem_free
-    heap._mem_free = lambda: reads.append(1) or real()
-    try:
-        heap._slice_read = None
-        for now in (1000, 1007, 1100, 1249, 1250, 1257, 1499, 1500):
-            heap.sample_slice(now)
-        assert len(reads) == 3  # at 1000, 1250 and 1500
-    finally:
-        heap._mem_free = real
-
-
 def test_garbage_is_bounded_by_a_collection_threshold():
     heap.bound_garbage()
     assert gc.threshold() == heap.GARBAGE_MAX

@@ -325,3 +325,49 @@ def _driver_program():
     import drivers.ws2812
 
     return drivers.ws2812._ws2812
+
+
+def test_cut_stops_a_frame_on_the_wire_so_the_next_waits_only_for_the_latch():
+    from drivers.compat import ticks_us, ticks_diff
+    from drivers.ws2812 import LAST_BYTE_US, LATCH_US
+    _fresh()
+    leds = WS2812(2, 120)
+    try:
+        assert not leds.cut(0)                  # nothing on the wire: nothing to cut
+        dma = leds._dma[0]
+        assert dma.cut_frames == 0
+        leds.buffer(0)[:] = _pattern(120, 7)
+        leds.show(0)                            # 3.6 ms of wire; the fake clock stands still
+        assert leds.busy(0)
+        assert leds.cut(0)
+        assert dma.cut_frames == 1              # the DMA transfer was aborted
+        # What is left to wait: the last byte and the latch gap, not the rest of the frame.
+        assert ticks_diff(leds._until[0], ticks_us()) <= LAST_BYTE_US + LATCH_US
+        leds.buffer(0)[:] = _pattern(120, 8)
+        leds.show(0)
+        assert frame_capture.frames[-1] == (2, bytes(_pattern(120, 8)))
+        assert rp2.violations == [], rp2.violations
+    finally:
+        simclock.advance_ms(10)
+        leds.deinit()
+
+
+def test_cut_does_nothing_on_the_neopixel_fallback():
+    _fresh()
+    leds = WS2812(2, 4, use_pio=False)
+    leds.show(0)
+    assert not leds.cut(0)
+    leds.deinit()
+
+
+def test_busy_ignores_a_guard_from_before_the_tick_counter_wrapped():
+    # A chain not shown for minutes: its guard time, compared across the wrap of ticks_us,
+    # could read as far in the future. It is never more than one frame away.
+    from drivers.compat import ticks_us, ticks_add
+    _fresh()
+    leds = WS2812(2, 120)
+    try:
+        leds._until[0] = ticks_add(ticks_us(), (1 << 29) - 1000)  # "9 minutes ahead"
+        assert not leds.busy(0)
+    finally:
+        leds.deinit()

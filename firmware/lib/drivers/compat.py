@@ -1,7 +1,8 @@
 """What the drivers and the firmware use from MicroPython that CPython lacks: const() and the
-wrapping millisecond ticks (ticks_ms, ticks_diff, ticks_add). On MicroPython these are its
-own; CircuitPython has only supervisor.ticks_ms() (wrapping at 2**29) and CPython nothing,
-so the same wrapping arithmetic stands in, over each one's period.
+wrapping ticks (ticks_ms, ticks_us, ticks_diff, ticks_add). On MicroPython these are its
+own; CircuitPython has only supervisor.ticks_ms() (wrapping at 2**29; its ticks_us here is
+that in whole ms) and CPython nothing, so the same wrapping arithmetic stands in, over each
+one's period.
 It is the one copy: every module under firmware/lib that needs them imports them from here,
 except the engine `mancala`, which depends on nothing else on the board."""
 try:
@@ -12,11 +13,15 @@ except ImportError:  # CPython: const is just the value
         return x
 
 try:
-    from time import ticks_ms, ticks_diff, ticks_add
+    from time import ticks_ms, ticks_us, ticks_diff, ticks_add
 except ImportError:
     try:
         from supervisor import ticks_ms  # type: ignore[import-not-found,no-redef]
+        import supervisor as _supervisor
         _PERIOD = 1 << 29  # CircuitPython's tick counter wraps here
+
+        def ticks_us():  # type: ignore[misc]
+            return (_supervisor.ticks_ms() * 1000) & (_PERIOD - 1)
     except ImportError:  # CPython: the 30-bit period of MicroPython's ports
         import time as _time
 
@@ -24,6 +29,9 @@ except ImportError:
 
         def ticks_ms():
             return int(_time.monotonic() * 1000) & (_PERIOD - 1)  # type: ignore[attr-defined]
+
+        def ticks_us():  # type: ignore[misc]
+            return int(_time.monotonic() * 1000000) & (_PERIOD - 1)  # type: ignore[attr-defined]
 
     _HALF = _PERIOD >> 1
 

@@ -11,14 +11,19 @@ back to MicroPython's `neopixel` (which blocks while it writes).
     buf[0:3] = b"\\x10\\x00\\x00"          # first LED dim green
     leds.show(0)
 """
-from .compat import ticks_ms, ticks_diff, ticks_add
+from .compat import const, ticks_us, ticks_diff, ticks_add
 
 try:
     import rp2
-except ImportError:
-    rp2 = None
+    _PIO = True
+except ImportError:  # no PIO here: the neopixel fallback
+    _PIO = False
 
-if rp2 is not None:
+US_PER_LED = const(30)  # 24 bits at 1.25 us
+LATCH_US = const(280)  # the line low this long ends a frame (WS2812B V5; older parts: 50)
+LAST_BYTE_US = const(10)  # a byte still shifting out when a frame is cut
+
+if _PIO:
     # 10 PIO cycles per bit at 8 MHz = 1.25 us: high 2 cycles (0.25 us) for a 0, 7 cycles
     # (0.875 us) for a 1. The DMA writes single bytes, which the bus replicates into all four
     # byte lanes of the FIFO word, so shifting left out of an 8-bit threshold sends the byte
@@ -53,7 +58,7 @@ class WS2812:
         import machine
 
         self.lengths = tuple(lengths)
-        self.pio = use_pio and rp2 is not None
+        self.pio = use_pio and _PIO
         if self.pio and sm_base + len(pins) > 8:
             raise ValueError("%d pins from state machine %d need more than the 8 there are"
                              % (len(pins), sm_base))
@@ -63,9 +68,8 @@ class WS2812:
         self._dma = []
         self._ctrl = []
         self._np = []
-        self._until = []
-        self._wire_ms = []
-        now = ticks_ms()
+        self._until = []  # ticks_us when each chain's frame is off the wire and latched
+        self._wire_us = []
         for i in range(len(pins)):
             pin = pins[i]
             n = lengths[i]
@@ -89,9 +93,10 @@ class WS2812:
                 np = neopixel.NeoPixel(pin, n)
                 self._np.append(np)
                 self._back.append(np.buf)
-            self._until.append(now)
-            # 30 us per LED plus the >= 280 us latch gap, rounded up, plus a tick of slack
-            self._wire_ms.append((n * 30 + 280 + 999) // 1000 + 1)
+            self._until.append(ticks_us() if self.pio else 0)
+            # Microseconds, not ms: a guard rounded up to whole ms held a touch's frame back
+            # by up to 1.1 ms on a 120-LED chain (3.88 ms of wire and latch).
+            self._wire_us.append(n * US_PER_LED + LATCH_US)
 
     def __len__(self):
         return len(self._back)
@@ -106,7 +111,10 @@ class WS2812:
             return False  # neopixel.write() returns only when the frame is out
         if self._dma[i].active():
             return True
-        return ticks_diff(self._until[i], ticks_ms()) > 0
+        # A wait longer than a whole frame is a tick count that wrapped (no frame for
+        # minutes), not a frame on the wire.
+        left = ticks_diff(self._until[i], ticks_us())
+        return 0 < left <= self._wire_us[i]
 
     def show(self, i):
         """Send chain i's buffer. On rp2 this returns once the DMA is started; it waits only
@@ -118,9 +126,26 @@ class WS2812:
             front[:] = self._back[i]
             self._dma[i].config(read=front, write=self._sm[i], count=len(front),
                                 ctrl=self._ctrl[i], trigger=True)
+            self._until[i] = ticks_add(ticks_us(), self._wire_us[i])
         else:
             self._np[i].write()
-        self._until[i] = ticks_add(ticks_ms(), self._wire_ms[i])
+
+    def cut(self, i):
+        """Stop chain i's frame if it is still being sent, so that the next show(i) starts
+        after the latch gap instead of after the rest of the frame (a 120-LED chain: 0.3 ms
+        instead of up to 3.9). The LEDs the cut frame reached show it, the others keep the
+        frame before; the next show(i) sends the whole chain again. Returns True if a frame
+        was cut."""
+        if not self.pio or not self._dma[i].active():
+            return False
+        self._dma[i].active(0)  # aborts the transfer; the FIFO's queued bytes still go out
+        sm = self._sm[i]
+        while sm.tx_fifo():
+            pass
+        until = ticks_add(ticks_us(), LAST_BYTE_US + LATCH_US)
+        if ticks_diff(until, self._until[i]) < 0:
+            self._until[i] = until
+        return True
 
     def show_all(self):
         for i in range(len(self._back)):

@@ -42,13 +42,20 @@ class App:
         self.settings_path = flash + SETTINGS_FILE
         self.game_path = flash + GAME_FILE
         self.config = _configs().defaults(profile)
-        self.session = None
-        self.seating = None
+        self.session = None  # type: Session | None  # boot() makes it
+        self.seating = None  # the profile's Seating of the game in progress, from boot()
         self.menu = None
         self.autoplay = Autoplay(self)
         # display.lift(pos) shows a touched legal pit emptied at once; a display
         # without it (app.hardware.NullDisplay) shows the move from play() alone.
         self._lift = getattr(display, "lift", None)
+
+    def _game_on(self):
+        """The game in progress (the session); boot() has made one."""
+        session = self.session
+        if session is None:
+            raise RuntimeError("the app has not booted")
+        return session
 
     # ------------------------------------------------------------------ boot
     def boot(self):
@@ -83,9 +90,9 @@ class App:
             self._save_game()
         forget("mancala_fw.app.config")  # back when a config change or the menu needs it
         self.apply_display_settings()
+        g = self._game_on().game
         self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
-                           "resumed": resumed, "turn": self.session.game.turn,
-                           "rules": self.session.game.rules.to_dict()})
+                           "resumed": resumed, "turn": g.turn, "rules": g.rules.to_dict()})
         for p in problems:
             self.log("warning", p)
 
@@ -106,7 +113,7 @@ class App:
         self._save(self.settings_path, {"format": SETTINGS_FORMAT, "config": self.config})
 
     def _save_game(self, state=None):
-        self._save(self.game_path, self.session.to_saved(state))
+        self._save(self.game_path, self._game_on().to_saved(state))
 
     def _save(self, path, obj):
         try:
@@ -120,7 +127,7 @@ class App:
 
     # ------------------------------------------------------------------ actions
     def state(self):
-        return self.session.game.to_dict()
+        return self._game_on().game.to_dict()
 
     def set_config(self, patch, source, keep_menu=False):
         """Checks patch whole and applies it; CommandError(bad_config) if any part is wrong."""
@@ -188,7 +195,7 @@ class App:
         self.display.finish()
         # The old game's take-backs go before the new game is built, so the two games'
         # snapshots never share the heap; if building fails, the old game is still there.
-        self.session.game.undo_limit = 0
+        self._game_on().game.undo_limit = 0
         self._use(Session(self.config["rules"], first))
         state = self.state()
         if answer is not None:
@@ -204,7 +211,7 @@ class App:
         think_ms: how long the CPU searched for this move (its move event carries it)."""
         self.display.finish()
         try:
-            record = self.session.play(seat, pit)
+            record = self._game_on().play(seat, pit)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
         fields = {"pit": record["pit"], "by": by}
@@ -215,7 +222,7 @@ class App:
     def resign(self, seat, source, answer=None):
         self.display.finish()
         try:
-            record = self.session.resign(seat)
+            record = self._game_on().resign(seat)
         except IllegalMove as e:
             raise CommandError(ILLEGAL_MOVE, _sentence(e))
         return self._after(record, "resign", {}, source, answer)
@@ -240,7 +247,7 @@ class App:
 
     def undo(self, source):
         self.display.finish()
-        if not self.session.undo():
+        if not self._game_on().undo():
             raise CommandError(NOTHING_TO_UNDO, "There is no move in this game to take back.")
         self.close_menu()
         state = self.state()
@@ -269,11 +276,15 @@ class App:
         if self.menu is not None:
             self.menu.touch(kind, pos, now)
             return
-        where = self.seating.seat_pit(pos)
+        seating = self.seating
+        session = self.session
+        if seating is None or session is None:
+            return  # not booted yet: no game to touch
+        where = seating.seat_pit(pos)
         if where is not None and where[1] == 0:
             self._store_touch(kind, where[0], pos, now)
             return
-        if kind == "long" and self.session.game.over:
+        if kind == "long" and session.game.over:
             self.set_demo(True, "pad")  # hold any pit once a game is over: the CPU plays on
             return
         if kind != "press":
@@ -285,7 +296,7 @@ class App:
         if self.config["seats"][seat]["kind"] == "cpu":
             self._refuse(pos, seat, pit, "Seat %d is played by the CPU." % seat)
             return
-        g = self.session.game
+        g = session.game
         legal = g.turn == seat and pit in g.legal_moves()
         # The first LED change after a touch (budget: 30 ms from the finger, on an RP2040)
         # goes out before the engine, the save and the events: a legal pit goes dark, a
@@ -306,7 +317,7 @@ class App:
             raise
 
     def _store_touch(self, kind, seat, pos, now):
-        g = self.session.game
+        g = self._game_on().game
         if kind == "press" and not g.over and seat == g.turn and \
                 self.config["seats"][seat]["kind"] == "human":
             self.autoplay.start_hint()  # a tap on your store: which pit would the CPU play?

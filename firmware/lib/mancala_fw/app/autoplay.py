@@ -2,7 +2,10 @@
 
 Each main-loop pass calls tick(now). When the seat to move is a CPU seat (config seats), or a
 person's move_time_limit has run out, a mancala.cpu.Search starts and then works in slices of
-SLICE_MS, so the pads and LEDs stay live while it thinks; its move is played like any other
+SLICE_MS, so the pads and LEDs stay live while it thinks. Where the pads' IRQ line is wired
+(app.loop sets irq), a pad change ends the running slice at the search's next look at the
+clock (pause(), called in the line's interrupt: the search is native code, which a scheduled
+call would not interrupt), and no slice starts while a change is waiting to be read, so a touch while the CPU thinks is read as soon as one while it does not; its move is played like any other
 (App.press) with by = "cpu" or "timeout". Any change of the game (a move, an undo, a new game,
 a menu) drops a running search and restarts the turn clock. A CPU move waits until the
 animation has ended and then PAUSE_MS more, so people can follow it (no pause when
@@ -27,7 +30,7 @@ move timer's last 10 seconds the display counts them down on the mover's store.
 from drivers.compat import ticks_ms, ticks_diff
 
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
-from mancala_fw.app.heap import sample_slice
+from mancala_fw.app.heap import sample as sample_heap
 
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
@@ -48,9 +51,9 @@ FAILED = "The board hit an internal error while thinking; send hint again."
 class Autoplay:
     def __init__(self, app):
         self.app = app
-        self.search = None
+        self.search = None  # the mancala.cpu.Search running, or None
         self.memory = None  # the CPU's mancala.cpu.Memory, made at its first search
-        self.by = None
+        self.by = None  # type: str | None  # "cpu" or "timeout": who the search plays for
         self.since = ticks_ms()  # ticks_ms() when the search for the CPU's move started
         self.turn_started = None
         self.demo = False
@@ -58,6 +61,8 @@ class Autoplay:
         self.demo_games = 0  # games demo mode has started since it was switched on
         self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
         self.asked = []  # ids of the serial hint requests waiting for self.search
+        self.irq = None  # the pads' drivers.mpr121.IrqLine, where wired (app.loop sets it)
+        self.sampled = False  # diag memory's mark was read after this search's first slice
 
     def start_hint(self, source="pad", rid=None):
         """Think about the move in slices; tick() shows the pit when done and answers the
@@ -75,6 +80,7 @@ class Autoplay:
         from mancala.cpu import Search, Memory
         if self.memory is None:
             self.memory = Memory()
+        self.sampled = False
         return Search(game, level, THINK_MS, memory=self.memory, started=started)
 
     def _answer(self, seat, pit, code=HINT_DROPPED):
@@ -88,10 +94,25 @@ class Autoplay:
             self.app.emit(None, error(rid, code, why) if pit is None else
                           reply(rid, {"seat": seat, "pit": pit}))
 
-    def _step(self):
+    def pause(self):
+        """A pad changed: the running search slice returns at its next look at the clock
+        (within 4 nodes, about 2 ms). The IRQ line's on_edge: it runs inside the interrupt,
+        so it allocates nothing (Search.pause() only sets a flag)."""
+        s = self.search
+        if s is not None:
+            s.pause()
+
+    def _step(self, search):
+        irq = self.irq
+        if irq is not None and irq.pending:
+            return False  # a pad change is waiting: the loop reads it before the next slice
         try:
-            done = self.search.step(SLICE_MS)
-            sample_slice(ticks_ms())  # diag memory's low-water mark, now and then
+            done = search.step(SLICE_MS)
+            if done or not self.sampled:
+                # diag memory's low-water mark: the search's tables are made by its first
+                # slice, and a slice allocates nothing after that (heap.py)
+                self.sampled = True
+                sample_heap()
             return done
         except Exception:
             self.search = None  # not retried at every pass; the main loop reports the error
@@ -166,8 +187,9 @@ class Autoplay:
                 self.turn_started = now
             return
         if self.hinting:
-            if self._step():
-                pit = self.search.best
+            s = self.search
+            if s is not None and self._step(s):
+                pit = s.best
                 source = self.hinting
                 self.search = None
                 self.hinting = None
@@ -202,14 +224,17 @@ class Autoplay:
             except Exception:
                 self._fall_back(g)
                 raise
+        s = self.search
+        if s is None:
+            return
         try:
-            done = self._step()
+            done = self._step(s)
         except Exception:
             self._fall_back(g)
             raise
         if done:
-            pit = self.search.best
-            by = self.by
+            pit = s.best
+            who = self.by
             self.search = None
             self._answer(g.turn, pit)  # a hint asked meanwhile: the move the CPU now plays
-            app.press(None, pit, "cpu", by, think_ms=self._thought())
+            app.press(None, pit, "cpu", who, think_ms=self._thought())

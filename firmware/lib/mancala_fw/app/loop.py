@@ -11,9 +11,12 @@ watchdog, and then waits in poll() for the next byte, the pads' IRQ line or the 
 Where the profile wires the pad chips' IRQ line, a chip tells the loop of a touch at once
 (the wait wakes on the pin's interrupt) and the pads are polled only every PAD_IRQ_MS, for
 the long press, the chips' health checks and the idle frames; without it they are polled
-every PAD_MS. Any exception
-in a pass is reported as a log event and the loop goes on; only a run of failing passes stops
-the watchdog feed, so a board stuck in an error loop resets. KeyboardInterrupt (Ctrl-C) is not
+every PAD_MS. The line's edge also ends a running CPU search slice (app.autoplay), so a touch
+while the CPU thinks is read as soon as one while it does not. An idle pass allocates nothing
+(ipoll), so the heap is collected only right after work, never at an idle moment when a
+touch may come. Any exception in a pass is reported as a log event and the loop goes on;
+only a run of failing passes stops the watchdog feed, so a board stuck in an error loop
+resets. KeyboardInterrupt (Ctrl-C) is not
 caught: mpremote breaks in with it to deploy.
 """
 
@@ -24,15 +27,18 @@ import select
 from drivers.compat import ticks_ms, ticks_diff, ticks_add
 
 # Pad poll interval without an IRQ line: up to this long from the MPR121's status bit to the
-# app; a poll costs ~0.85 ms of an RP2040 (half of it waiting on the I2C bus), so 8 ms is ~11%
-# of the CPU. With the IRQ line a touch is read when the line falls, and the poll is only the
+# app; a poll of three chips costs 0.63 ms of an RP2040 (emulated Pico; most of it waiting on
+# the I2C bus), so 8 ms is ~8% of the CPU. With the IRQ line a touch is read when the line falls, and the poll is only the
 # fallback: a long press is seen within PAD_IRQ_MS of its time, and idle frames (breathing,
 # hint, timer: steps of 40 ms and more) go out at that rate.
 PAD_MS = 8
 PAD_IRQ_MS = 20
 SERIAL_BURST = 512
 FAILING_PASSES = 20  # consecutive failing passes after which the watchdog is left to bite
-GC_EVERY_MS = 2000
+# A collection runs at the first idle pass after work (a move, a command, a CPU search, an
+# animation), at most every GC_GAP_MS; the garbage of work that ends sooner waits for the end
+# of the next (heap.bound_garbage bounds it).
+GC_GAP_MS = 250
 PROFILE_FILE = "profile.json"
 
 
@@ -123,23 +129,34 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
         waiter.register(sys.stdin, select.POLLIN)
         waiter.register(irq, select.POLLIN)
         pad_ms = PAD_IRQ_MS
+        # A pad change ends a CPU search slice at once, and no slice starts while one is
+        # waiting to be read (app.autoplay).
+        app.autoplay.irq = irq
+        irq.on_edge = app.autoplay.pause
+    # ipoll(): MicroPython's poll that allocates nothing, so an idle board allocates nothing
+    # and never needs a collection; CPython (tests) has only poll().
+    check = getattr(poller, "ipoll", None)
+    wait_on = getattr(waiter, "ipoll", waiter.poll)
+    wait_self_test = getattr(poller, "ipoll", poller.poll)
     byte = bytearray(1)
     feed = proto.feed
     now = ticks_ms()
     next_pad = now
-    next_gc = ticks_add(now, GC_EVERY_MS)
+    last_gc = now
+    worked = True  # since the last collection: the boot's garbage is there
     failing = 0
     line_open = True
     while True:
+        busy = False  # this pass did work that allocates, or work is still going on
         try:
             # Serial: everything that is waiting, up to a burst.
             n = 0
             while line_open and n < SERIAL_BURST:
-                ready = poller.poll(0)
-                if not ready:
+                flags = _ready(poller, check)
+                if not flags:
                     break
                 # MicroPython's sys.stdin has readinto(); the stubs give it to neither stream.
-                if ready[0][1] & select.POLLIN and stdin.readinto(byte) == 1:  # type: ignore[union-attr]
+                if flags & select.POLLIN and stdin.readinto(byte) == 1:  # type: ignore[union-attr]
                     feed(byte[0])
                     n += 1
                 else:
@@ -153,6 +170,7 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                 # Self-test mode: it owns the pads and the LEDs until `diag stop`.
                 next_pad = ticks_add(now, pad_ms)
                 bringup.step(now)
+                busy = True
             else:
                 polled = ticks_diff(now, next_pad) >= 0 or (irq is not None and irq.due(now))
                 if polled:
@@ -161,23 +179,37 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                     if bringup is None or not bringup.gesture(masks, now):
                         for kind, pos in touch.update(masks, now):
                             app.touch(kind, pos, now)
-                # Idle frames (breathing, hint, timer) go out only right after a pad poll, so
-                # a chain is off the wire (<= 5 ms on quad) before the next poll, whose
-                # touch then shows at once instead of waiting for it (docs/display.md §6).
+                            busy = True
+                # Idle frames (breathing, hint, timer) go out only right after a pad poll:
+                # with no IRQ line a chain is then off the wire (<= 3.9 ms on quad) before the
+                # next poll; with it, the touch's first frame cuts an idle frame short
+                # (docs/display.md §6).
                 if polled or app.display.busy() or app.autoplay.search is not None:
                     app.tick(now)
+                busy = busy or app.display.busy() or app.autoplay.search is not None
             failing = 0
         except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
             failing += 1
+            busy = True
             _report(proto, e)
         if wdt is not None and failing < FAILING_PASSES:
             wdt.feed()
-        if n == 0:
+        if n:
+            worked = True
+        elif busy:
+            worked = True
+        else:
             now = ticks_ms()
-            if ticks_diff(now, next_gc) >= 0:
+            if worked and ticks_diff(now, last_gc) >= GC_GAP_MS:
+                # Work has just ended (a move, a command, a search, an animation): collect
+                # its garbage now, and not at some idle moment later, when a touch may come
+                # (a read of the heap and a collection: about 16 ms on an RP2040). An idle
+                # pass allocates nothing, so an idle board has nothing to collect.
                 sample_heap()  # diag memory: free memory is at its lowest before a collection
-                gc.collect()  # an idle moment: nothing came in during this pass
-                next_gc = ticks_add(now, GC_EVERY_MS)
+                gc.collect()
+                last_gc = now
+                worked = False
+        if n == 0:
             wait = ticks_diff(next_pad, ticks_ms())
             if app.autoplay.search is not None and not (bringup is not None and bringup.active()):
                 wait = 0  # the CPU is thinking: its next slice is due at once
@@ -185,4 +217,15 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                 wait = 0 if wait < 0 else min(wait, 5)
             if wait > 0:
                 # The self-test reads the chips its own way, so their line may stay low.
-                (poller if bringup is not None and bringup.active() else waiter).poll(wait)
+                (wait_self_test if bringup is not None and bringup.active() else wait_on)(wait)
+
+
+def _ready(poller, ipoll):
+    """The serial line's poll flags now (0: nothing waiting); through ipoll (MicroPython's
+    poll that allocates nothing) where there is one."""
+    if ipoll is None:
+        ready = poller.poll(0)
+        return ready[0][1] if ready else 0
+    for entry in ipoll(0):
+        return entry[1]
+    return 0

@@ -32,8 +32,9 @@ the countdown and the hint. Countdown and hint lights are worth nothing to
 reader.read_counts (the counts still read back) and go through the power limiter.
 
 Lower level (plain parameters, no profile), used by the tests and the bench:
-    board.Board(rings, chains, show, limiter)   rings: [(chain, start, leds)], chains:
-        [bytearray], show(i), limiter: power.Limiter; then set_seating(seat_rings),
+    board.Board(rings, chains, show, limiter, cut=None)   rings: [(chain, start, leds)],
+        chains: [bytearray], show(i), limiter: power.Limiter, cut(i): stop chain i's frame
+        on the wire (the first change after a touch); then set_seating(seat_rings),
         set_state(state, legal=None, last=None), play(record, state, legal=None, now=None),
         skip(), refuse_at(seat, pit), set_brightness(0..255), set_power_limit(mA),
         set_speed(ms_per_stone), set_hint(ring), set_countdown(ring, n), tick(now)
@@ -57,7 +58,7 @@ class Display(Board):
                           profile.ma_per_channel, profile.idle_ma_per_led,
                           profile.total_leds, profile.base_ma)
         Board.__init__(self, [profile.ring[pid] for pid in profile.positions], chains,
-                       leds.show, limiter)
+                       leds.show, limiter, getattr(leds, "cut", None))
         for i in range(len(profile.positions)):
             self.ring_of[profile.positions[i]] = i
         self.leds = leds  # the self-test draws its LED walk straight into the output

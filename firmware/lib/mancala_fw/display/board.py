@@ -4,10 +4,11 @@ highlight), repaints only the rings whose look changed, and runs the sowing anim
 the short effects (refused touch, capture flash, extra turn, finish).
 The API is described in display/__init__.py.
 """
-from drivers.compat import const, ticks_ms
+from drivers.compat import const, ticks_ms, ticks_diff, ticks_add
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
-from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE, NEVER
+from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE, FX_MS, NEVER
+from . import lights
 from .seats import Seats
 
 MS_PER_STONE = const(250)
@@ -15,8 +16,8 @@ COUNTDOWN_MAX = const(10)   # the move timer's countdown shows at most this many
 
 
 class Board(Seats):
-    def __init__(self, rings, chains, show, limiter):
-        self.frame = Frame(rings, chains, show, limiter)
+    def __init__(self, rings, chains, show, limiter, cut=None):
+        self.frame = Frame(rings, chains, show, limiter, cut)
         self.limiter = limiter
         n = len(rings)
         Seats.__init__(self, n)
@@ -47,6 +48,15 @@ class Board(Seats):
         self._hint_start = ticks_ms()
         self.warn_ring = -1           # the store showing the move timer's countdown
         self.warn_n = 0               # its WARN lights (seconds left, at most COUNTDOWN_MAX)
+        # An idle tick (nothing changed, no animation or effect running) repaints only when
+        # the breath or the hint's pulse takes its next step: the look of all 28 rings is
+        # not worked out again every pad poll (2 ms on an RP2040) for nothing.
+        self._stale = True            # something changed since the last full tick
+        self._fx_until = ticks_ms()   # the last effect ends at this time ...
+        self._fx_over = True          # ... and a full tick has run since (it cleared them)
+        self._steps = -1              # the breath's and the hint's step at the last full tick
+        self.pulsing = bytearray(4)   # the rings that breathe or pulse (rings.repaint notes them)
+        self.npulsing = 0
 
     # --- settings ---------------------------------------------------------------------
     def set_brightness(self, value):
@@ -57,6 +67,7 @@ class Board(Seats):
 
     def set_power_limit(self, budget_ma):
         self.limiter.set_budget(budget_ma)
+        self._stale = True            # the next tick scales the frame to the new budget
 
     def set_speed(self, ms_per_stone):
         if not isinstance(ms_per_stone, int) or not 0 <= ms_per_stone <= 5000:
@@ -68,19 +79,24 @@ class Board(Seats):
         """Ring r (a pit) pulses until the next move or set_hint(-1)."""
         self.hint_ring = r
         self._hint_start = ticks_ms() if now is None else now
+        self._stale = True
 
     def set_countdown(self, r, seconds):
         """Store ring r shows seconds (1..COUNTDOWN_MAX) as WARN lights; r = -1 clears."""
         if r < 0 or seconds <= 0:
-            self.warn_ring = -1
-            self.warn_n = 0
-        else:
+            r = -1
+            seconds = 0
+        elif seconds > COUNTDOWN_MAX:
+            seconds = COUNTDOWN_MAX
+        if r != self.warn_ring or seconds != self.warn_n:
             self.warn_ring = r
-            self.warn_n = seconds if seconds < COUNTDOWN_MAX else COUNTDOWN_MAX
+            self.warn_n = seconds
+            self._stale = True  # only a change: the app sets it at every tick
 
     def _invalidate(self):
         for r in range(self.n):
             self._c_fx[r] = NEVER
+        self._stale = True
 
     def set_seating(self, seat_rings):
         Seats.set_seating(self, seat_rings)
@@ -95,6 +111,7 @@ class Board(Seats):
         self._fast = -1
         self._lifted = -1
         self._p_state = None
+        self._stale = True
         self.hint_ring = -1           # a hint and a countdown belong to the position before
         self.warn_ring = -1
         self._take_state(state, legal)
@@ -115,6 +132,7 @@ class Board(Seats):
             self.skip()
         self.hint_ring = -1
         self.warn_ring = -1
+        self._stale = True
         if record.get("kind") != "sow":
             self.set_state(state, legal)
             self._pulse_finished(record, now)
@@ -144,6 +162,7 @@ class Board(Seats):
         self.origin = r
         self._lifted = r
         self._fast = r
+        self._stale = True
         self.tick(now)
 
     def _settle(self):
@@ -177,6 +196,11 @@ class Board(Seats):
     def _fx(self, r, kind, now):
         self.fx[r] = kind
         self.fx_start[r] = now
+        self._stale = True
+        self._fx_over = False
+        end = ticks_add(now, FX_MS)
+        if ticks_diff(end, self._fx_until) > 0:
+            self._fx_until = end
 
     def _apply_step(self, kind, a, b, c, n, skipping):
         shown = self.shown
@@ -213,6 +237,7 @@ class Board(Seats):
         """Jump the animation to its end (a touch anywhere during it). The next tick shows
         the ring of the next stone first (the first LED change after that touch)."""
         self._now = ticks_ms()
+        self._stale = True
         self._settle()
         r = self.anim.upcoming()
         if not self.anim.skip(self._apply):
@@ -248,6 +273,27 @@ class Board(Seats):
             self._fast = -1
             if repaint(self, r, r + 1, now):
                 return self.frame.commit(r)
+        if not self._stale and not self.anim.active and self._p_state is None and \
+                self._fx_over:
+            # Idle: only the breath and the hint's pulse move, in steps.
+            steps = (ticks_diff(now, self._breath_start) // lights.BREATH_STEP_MS) & 31
+            if self.hint_ring >= 0:
+                steps |= ((ticks_diff(now, self._hint_start) // lights.HINT_STEP_MS)
+                          & 15) << 5
+            if steps == self._steps:
+                return False
+            self._steps = steps
+            # A step of the breath or the pulse: only the rings that breathe or pulse change.
+            pulsing = self.pulsing
+            for k in range(self.npulsing):
+                r = pulsing[k]
+                repaint(self, r, r + 1, now)
+            return self.frame.commit(-1)
+        else:
+            self._steps = -1
+            if ticks_diff(now, self._fx_until) > 0:
+                self._fx_over = True  # this tick's repaint clears the effects that ended
+        self._stale = False
         self._settle()
         if self.anim.active:
             self.anim.step(now, self._apply)

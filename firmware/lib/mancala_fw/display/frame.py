@@ -43,13 +43,16 @@ def _put(cols, slot, rgb, eff):
 
 class Frame:
     """rings: list of (chain, start, leds); chains: list of GRB bytearrays (the LED driver's
-    buffers, which must stay the same objects); show(i) sends chain i; limiter: power.Limiter.
+    buffers, which must stay the same objects); show(i) sends chain i; limiter: power.Limiter;
+    cut(i), if given, stops chain i's frame still on the wire (drivers.ws2812.WS2812.cut):
+    the first change after a touch then need not wait for an idle frame to end.
     """
 
-    def __init__(self, rings, chains, show, limiter):
+    def __init__(self, rings, chains, show, limiter, cut=None):
         self.rings = rings
         self.chains = chains
         self.show = show
+        self.cut = cut
         self.limiter = limiter
         n = len(rings)
         self.bufs = []
@@ -66,7 +69,10 @@ class Frame:
         # The pattern of kinds of the ring being painted: one ring at a time, so one buffer.
         self.kinds = bytearray(longest)
         self.sums = [0] * n          # channel sum of each ring as painted (before limiting)
-        self.sum = 0                 # their total, kept up to date by paint()
+        # What the limiter counts for each ring: its sum, or for a ring that breathes or
+        # pulses, the sum at its brightest (paint()'s peak); and their total.
+        self.peaks = [0] * n
+        self.sum = 0
         self.dirty = bytearray(n)    # painted since the last commit
         self.cols = bytearray(3 * SLOTS)   # slot OFF stays 0, 0, 0
         self._seat = self._level = self._br = -1   # what cols holds now
@@ -83,34 +89,65 @@ class Frame:
         """How many LEDs ring r has."""
         return len(self.bufs[r]) // 3
 
-    def paint(self, r, seat, level, fill_rgb=None, fill_level=0):
+    def paint(self, r, seat, level, fill_rgb=None, fill_level=0, peak=0):
         """Paint ring r from self.kinds (its pattern, already encoded) in seat's colours at
-        level (0..255); with fill_rgb, every LED is that colour at fill_level instead."""
+        level (0..255); with fill_rgb, every LED is that colour at fill_level instead.
+        peak: the level the ring rises to while it breathes or pulses (0: it does not). The
+        limiter counts the ring at that level, so its scale stays put through the breath:
+        each breath step then changes one ring and sends one chain, not every chain."""
         kinds = self.kinds
         leds = len(self.bufs[r]) // 3
-        cols = self.cols
-        br = self.brightness
+        buf = self.bufs[r]
         if fill_rgb is not None:
-            _put(cols, FILL, fill_rgb, br * fill_level // 255)
+            _put(self.cols, FILL, fill_rgb, self.brightness * fill_level // 255)
             for i in range(leds):
                 kinds[i] = FILL
-        elif seat != self._seat or level != self._level or br != self._br:
-            # Rings are painted mostly in runs of one seat at one level: reuse the table.
-            self._seat = seat
-            self._level = level
-            self._br = br
-            eff = br * level // 255
-            if seat >= 0:
-                _put(cols, counts.ONE, lights.SEAT_LED[seat], eff)
-            _put(cols, counts.TEN, lights.WHITE_LED, eff)
-            _put(cols, counts.FIFTY, lights.VIOLET_LED, eff)
-            _put(cols, counts.FIVE, lights.PINK_LED, eff)
-            _put(cols, counts.MARK, lights.WHITE_LED, br * lights.MARK_LEVEL // 255)
-            _put(cols, counts.WARN, lights.WARN_LED, br)   # steady, at full: a warning
-        t = _paint(self.bufs[r], kinds, cols, leds)
-        self.sum += t - self.sums[r]
+            peak = 0
+        top = 0
+        if peak > level:
+            # The ring at its brightest, painted first only to count it (the same bytes
+            # every step of the breath, so the limiter's scale stays put).
+            self._table(seat, peak)
+            top = _paint(buf, kinds, self.cols, leds)
+        if fill_rgb is None and (level != self._level or seat != self._seat or
+                                 self.brightness != self._br):
+            self._table(seat, level)  # rings come mostly in runs of one seat at one level
+        t = _paint(buf, kinds, self.cols, leds)
         self.sums[r] = t
+        if top < t:
+            top = t
+        self.sum += top - self.peaks[r]
+        self.peaks[r] = top
         self.dirty[r] = 1
+
+    def _table(self, seat, level):
+        """The colour table for seat at level, with the brightness applied."""
+        br = self.brightness
+        self._seat = seat
+        self._level = level
+        self._br = br
+        cols = self.cols
+        eff = br * level // 255
+        if seat >= 0:
+            _put(cols, counts.ONE, lights.SEAT_LED[seat], eff)
+        _put(cols, counts.TEN, lights.WHITE_LED, eff)
+        _put(cols, counts.FIFTY, lights.VIOLET_LED, eff)
+        _put(cols, counts.FIVE, lights.PINK_LED, eff)
+        _put(cols, counts.MARK, lights.WHITE_LED, br * lights.MARK_LEVEL // 255)
+        _put(cols, counts.WARN, lights.WARN_LED, br)   # steady, at full: a warning
+
+    def _fit(self, r):
+        """The scale for ring r alone that keeps the wire's total within the budget, the
+        other rings staying as they were sent (at most the frame's scale)."""
+        other = -self.wire[r]
+        for w in self.chain_new:
+            other += w
+        t = self.sums[r]
+        room = self.limiter.allowed - other
+        if t <= 0:
+            return self.scale
+        fit = room * 256 // t if room > 0 else 0
+        return fit if fit < self.scale else self.scale
 
     def dark(self, r):
         """Paint ring r dark."""
@@ -120,24 +157,31 @@ class Frame:
         self.paint(r, -1, 0)
 
     def total(self):
-        """The frame's channel sum before limiting."""
+        """The frame's channel sum before limiting, breathing rings counted at their peak."""
         return self.sum
 
     def commit(self, only=-1):
         """Copy changed rings into the chains, limit the frame, show changed chains.
         Returns True if anything was shown. only: the one ring that was looked at (the
-        first change after a touch), or -1 for all; if the frame got no brighter, that ring
-        joins the others at the scale already on the wire, instead of every ring being
-        copied again at a higher one (the next full commit does that).
+        first change after a touch), or -1 for all. That ring joins the others at the scale
+        already on the wire, instead of every ring being copied again at a new one (the
+        next full commit does that); if the frame got brighter (a red blink), that ring
+        alone is scaled further, as far as keeps the whole wire within the budget.
 
         The LED output sends one chain per show(), so between two show() calls the LEDs
         hold a mix of this frame and the last. To keep every such mix within the budget,
         the chains whose channel sum goes down are sent first and those going up last:
         the wire's total then only falls from the last frame's (within budget) and rises
-        to this frame's (within budget), never past either."""
+        to this frame's (within budget), never past either.
+
+        With only, a chain's frame still on the wire is cut short first (self.cut): that
+        frame is an older look of the same chain, which the one sent now replaces whole."""
         s = self.limiter.scale_for(self.sum)
-        if only >= 0 and s > self.scale:
-            s = self.scale          # within budget: the frame's sum at this scale is lower
+        ring_s = -1
+        if only >= 0 and s != self.scale:
+            if s < self.scale:
+                ring_s = self._fit(only)
+            s = self.scale          # darker: within budget at this scale too
         everything = s != self.scale
         self.scale = s
         lo = 0
@@ -157,20 +201,26 @@ class Frame:
             if everything or dirty[r]:
                 view = views[r]
                 view[:] = bufs[r]
-                w = _scale(view, len(view), s) if s < 256 else sums[r]
+                sr = s if ring_s < 0 else ring_s
+                w = _scale(view, len(view), sr) if sr < 256 else sums[r]
                 c = rings[r][0]
                 chain_new[c] += w - wire[r]
                 wire[r] = w
                 touched[c] = 1
                 dirty[r] = 0
+        if ring_s >= 0 and ring_s != s:
+            dirty[only] = 1         # the next full commit copies it at the frame's scale
         chain_sent = self.chain_sent
         show = self.show
+        cut = self.cut if only >= 0 else None
         any_shown = False
         for rising in (0, 1):     # a constant tuple: no allocation
             for c in range(len(touched)):
                 if touched[c] and (chain_new[c] > chain_sent[c]) == rising:
                     touched[c] = 0
                     chain_sent[c] = chain_new[c]
+                    if cut is not None:
+                        cut(c)
                     show(c)
                     any_shown = True
         return any_shown

@@ -21,8 +21,14 @@ NEVER = const(255)      # in Board._c_fx: the ring is to be repainted whatever i
 
 def repaint(b, lo, hi, now):
     """Paint the rings lo..hi-1 of board b (a board.Board) whose look changed since they were
-    last painted; returns how many were painted. Allocates nothing."""
+    last painted; returns how many were painted. Allocates nothing. A pass over every ring
+    also notes in b.pulsing the rings that breathe or pulse (b.npulsing of them): between
+    two changes, only those change look."""
     painted = 0
+    pulsing = b.pulsing
+    whole = lo == 0 and hi == b.n
+    if whole:
+        b.npulsing = 0
     frame = b.frame
     fx = b.fx
     # Locals: this loop runs over every ring on every tick.
@@ -58,6 +64,7 @@ def repaint(b, lo, hi, now):
                 fx[r] = FX_NONE
             elif (age // BLINK_MS) & 1 == 0:
                 f = fx[r]
+        peak = 0    # the level a breathing or pulsing ring rises to (frame.paint)
         if seat < 0 or hidden[r]:
             count = 0
             marks = 0
@@ -68,11 +75,17 @@ def repaint(b, lo, hi, now):
             if active:
                 level = full if r == hand else rest
             elif over:      # the winner's store breathes
-                level = breath if store and seat < nplaces and places[seat] == 1 else rest
+                if store and seat < nplaces and places[seat] == 1:
+                    level = breath
+                    peak = full
+                else:
+                    level = rest
             elif r == hint_ring:
                 level = hint
+                peak = full
             elif store and seat == turn:
                 level = breath
+                peak = full
             else:
                 level = full if legal[r] else rest
             # The lights worth nothing: MARKs in the low 3 bits, WARNs above them.
@@ -82,6 +95,9 @@ def repaint(b, lo, hi, now):
                 marks = b.warn_n << 3
             else:
                 marks = 1 if r == origin else 0
+        if peak and whole and b.npulsing < len(pulsing):
+            pulsing[b.npulsing] = r
+            b.npulsing += 1
         # (A ring's seat changes only with the seating, which repaints every ring.)
         if (count == c_count[r] and f == c_fx[r] and level == c_level[r]
                 and marks == c_marks[r]):
@@ -107,5 +123,5 @@ def repaint(b, lo, hi, now):
                 counts.add_mark(kinds, leds)
             if marks > 7:
                 counts.add_warn(kinds, leds, marks >> 3)
-            frame.paint(r, seat, level)
+            frame.paint(r, seat, level, None, 0, peak)
     return painted

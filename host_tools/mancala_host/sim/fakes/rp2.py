@@ -90,6 +90,9 @@ class StateMachine:
         if value and not self.ns_per_bit:
             _once("pio_asm").check_ws2812(self)
 
+    def tx_fifo(self):
+        return 0  # the DMA below hands a frame to the wire whole: nothing waits in the FIFO
+
 
 _claimed = [None] * 12  # the DMA object holding each channel
 
@@ -102,6 +105,7 @@ class DMA:
     _src = None  # the bytes the transfer on the wire reads; None once a tear is counted
     _crc = 0  # their CRC-32 when the transfer was triggered
     _end = None  # simclock time the frame is off the wire; None = idle
+    cut_frames = 0  # transfers aborted while on the wire (active(0)), for tests
 
     def __init__(self):
         for ch in range(12):
@@ -130,6 +134,13 @@ class DMA:
         if value:
             self.config(trigger=True)
             return
+        if value is not None:
+            # Abort: the frame stops (the capture keeps it whole: a cut frame's LEDs are not
+            # modelled here; the emulated Pico decodes them from the pin).
+            self.cut_frames += 1 if self.active() else 0
+            self._end = None
+            self._src = None
+            return False
         if self._end is None:
             return False
         if simclock.elapsed_us(self._end) < 0:
