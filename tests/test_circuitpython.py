@@ -102,7 +102,7 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
     with open(path + ".fat", "rb") as f, open(path, "r+b") as g:
         g.seek(circuitpy_flash.FS_OFFSET)
         g.write(f.read())
-        g.seek(0xFF000)
+        g.seek(circuitpy_flash.NVM_OFFSET)
         g.write(b"saved")  # microcontroller.nvm, below the drive
     circuitpy_flash.prepare_flash(path, {"code.py": b"print(2)\n", "lib/a/b.py": b"x = 1\n"},
                                   rp2040.FLASH_SIZE)
@@ -111,7 +111,7 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
     assert fs.readbytes("/boot_out.txt").startswith(b"Adafruit CircuitPython")
     fs.close()
     with open(path, "rb") as f:
-        f.seek(0xFF000)
+        f.seek(circuitpy_flash.NVM_OFFSET)
         assert f.read(5) == b"saved"
 
 
@@ -326,6 +326,23 @@ def _settles(frames_path, prof, seating, state, tries=600):
     return False
 
 
+def _saved_in_nvm(flash_path):
+    """The game state saved in the nvm sector of a flash file, read as storage.slots does."""
+    from mancala_fw.storage import slots
+
+    with open(flash_path, "rb") as f:
+        f.seek(circuitpy_flash.NVM_OFFSET)
+        sector = bytearray(f.read(circuitpy_flash.NVM_SIZE))
+    keep = slots._nvm, slots._files, slots._slot, slots._seq, slots._problem
+    slots._nvm, slots._files, slots._slot, slots._seq, slots._problem = sector, None, -1, 0, None
+    try:
+        saved, problem = slots.load("game.json", "mancala-game")
+    finally:
+        slots._nvm, slots._files, slots._slot, slots._seq, slots._problem = keep
+    assert problem is None and saved is not None, problem
+    return saved["state"]
+
+
 def _play(board, game, rng, frames_path, prof, seating, moves=None, rings=True):
     """Seeded random presses, each answer checked against the engine played alongside and
     (rings) the rings read back after each; stops after `moves` presses or at the end of
@@ -371,6 +388,8 @@ def test_a_whole_game_over_the_serial_line(tmp_path, profile, rules, cut):
         if cut:
             _play(board, game, rng, frames, prof, seating, moves=8)
             board.close()  # the power cut, right after an acknowledged move
+            # The acknowledged game is in the flash sector the harness takes for nvm.
+            assert _saved_in_nvm(tmp_path / "flash" / rp2040.FLASH_FILE) == game.to_dict()
             board = circuitpython_board(tmp_path / "flash", profile, frames)
             assert board.event("boot")["resumed"] is True
             assert board.ok("state")["state"] == game.to_dict()
