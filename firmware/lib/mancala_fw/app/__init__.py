@@ -297,7 +297,7 @@ class App:
             self._refuse(pos, seat, pit, "Seat %d is played by the CPU." % seat)
             return
         g = session.game
-        legal = g.turn == seat and pit in g.legal_moves()
+        legal = g.turn == seat and g.is_legal(pit)
         # The first LED change after a touch (budget: 30 ms from the finger, on an RP2040)
         # goes out before the engine, the save and the events: a legal pit goes dark, a
         # refused one starts blinking; the engine then plays the move or words the refusal.

@@ -108,9 +108,10 @@ class Autoplay:
             return False  # a pad change is waiting: the loop reads it before the next slice
         try:
             done = search.step(SLICE_MS)
-            if done or not self.sampled:
+            if not self.sampled:
                 # diag memory's low-water mark: the search's tables are made by its first
-                # slice, and a slice allocates nothing after that (heap.py)
+                # slice, and a slice allocates nothing after that (heap.py); the move it
+                # plays is saved and read then, a hint's garbage before its collection
                 self.sampled = True
                 sample_heap()
             return done

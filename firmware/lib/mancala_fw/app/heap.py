@@ -10,7 +10,7 @@ sample() reads gc.mem_free() and keeps the lowest value seen since boot (min_fre
 memory only shrinks between collections, so the app samples where it is lowest: right before
 each idle collection and after every save (a move, a new game, an undo, a config change).
 A CPU search makes its tables when it starts and allocates nothing per position, so the app
-samples after its first slice and after its last (app.autoplay), not in between: one read
+samples after its first slice (app.autoplay), not after every slice: one read
 walks the whole allocation table, 8.5 ms on an RP2040 with the app loaded (emulated Pico),
 which no touch while the CPU thinks should have to wait for. Neither allocates (small ints
 only). On CPython (tests of the app) there is no gc.mem_free(), and

@@ -92,9 +92,10 @@ class Frame:
     def paint(self, r, seat, level, fill_rgb=None, fill_level=0, peak=0):
         """Paint ring r from self.kinds (its pattern, already encoded) in seat's colours at
         level (0..255); with fill_rgb, every LED is that colour at fill_level instead.
-        peak: the level the ring rises to while it breathes or pulses (0: it does not). The
-        limiter counts the ring at that level, so its scale stays put through the breath:
-        each breath step then changes one ring and sends one chain, not every chain."""
+        peak: the level the ring rises to while it breathes or pulses (0: it does not; -1:
+        as for its last paint, which had the same pattern at another level). The limiter
+        counts the ring at that level, so its scale stays put through the breath: each
+        breath step then changes one ring and sends one chain, not every chain."""
         kinds = self.kinds
         leds = len(self.bufs[r]) // 3
         buf = self.bufs[r]
@@ -103,7 +104,7 @@ class Frame:
             for i in range(leds):
                 kinds[i] = FILL
             peak = 0
-        top = 0
+        top = self.peaks[r] if peak < 0 else 0
         if peak > level:
             # The ring at its brightest, painted first only to count it (the same bytes
             # every step of the breath, so the limiter's scale stays put).

@@ -99,9 +99,11 @@ def repaint(b, lo, hi, now):
             pulsing[b.npulsing] = r
             b.npulsing += 1
         # (A ring's seat changes only with the seating, which repaints every ring.)
-        if (count == c_count[r] and f == c_fx[r] and level == c_level[r]
-                and marks == c_marks[r]):
+        same = count == c_count[r] and f == c_fx[r] and marks == c_marks[r]
+        if same and level == c_level[r]:
             continue
+        if same and peak and not f:
+            peak = -1  # a breath step: the ring at its brightest is as counted last time
         c_count[r] = count
         c_fx[r] = f
         c_level[r] = level
