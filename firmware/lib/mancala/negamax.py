@@ -17,7 +17,8 @@ Written for speed on MicroPython, where every attribute lookup and call costs by
 """
 
 from mancala.searchboard import R, RT
-from mancala.evaluate import WIN, INF, KALAH_STORE, terminal, static, _KALAH_VALUE
+from mancala.evaluate import WIN, INF, KALAH_STORE, BASIC_LEFT, terminal, static, \
+    _KALAH_VALUE, _PIT_VALUE, _PIT_BIAS
 
 try:
     import micropython
@@ -103,6 +104,14 @@ def run(s, stop):
     sturn = bd.sturn
     srare = bd.srare
     ktab = _KALAH_VALUE
+    ptab = _PIT_VALUE
+    pbias = _PIT_BIAS
+    half_win = WIN // 2
+    left = BASIC_LEFT
+    players = bd.players
+    table = not kalah and players == 2 and n == 6
+    race = not kalah and players > 2
+    allseats = (1 << players) - 1
     skip = s.skip
     last = len(dep) - 2
     nxt = bd.nxt
@@ -233,6 +242,30 @@ def run(s, stop):
                         k = b[ob + p]
                         g += ktab[72 + 12 * p + (k if k < 12 else 11)]
                     v += g if t == root else -g
+                elif table:
+                    # Basic 2p, 6 pits: the fitted table (evaluate.static, inlined).
+                    base = t * w
+                    ob = (1 - t) * w
+                    k = b[z + t]
+                    if k == b[base + 5] and k < 9:
+                        g = half_win  # all in the last pit: the next move finishes
+                    else:
+                        g = pbias
+                        for p in range(6):
+                            k = b[base + p]
+                            g += ptab[10 * p + (k if k < 10 else 9)]
+                            k = b[ob + p]
+                            g += ptab[60 + 10 * p + (k if k < 10 else 9)]
+                    v = g if t == root else -g
+                elif race and bd.mask == allseats:
+                    # Basic, 3-4 players, nobody finished yet (evaluate.static, inlined):
+                    # the stones left against the nearest rival's.
+                    g = 255
+                    for p in range(players):
+                        k = b[z + p]
+                        if p != root and k < g:
+                            g = k
+                    v = left * (g - b[z + root])
                 else:
                     v = static(bd, root, t)
                 if noise:
