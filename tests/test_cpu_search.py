@@ -1,12 +1,12 @@
 """The level-4/5 search returns exactly the minimax value of its own evaluation.
 
 A plain minimax over the public Game API (push/pop) with the same evaluation (evaluate.static,
-whose Kalah table the search inlines) and the same
+whose Kalah and Basic scores the search inlines) and the same
 depth must give the same root score as the explicit-stack alpha-beta with move ordering,
 killers, history and (level 5) the transposition table, on random positions of Kalah and of
 2, 3 and 4 player Basic (paranoid: the root seat maximizes, every other seat minimizes; in
-3-4 player games, with best_reply, only the next rival replies before the root moves again,
-and without it every seat moves in the real order).
+3-4 player games, with best_reply, only the next rival replies, with its own first move,
+before the root moves again, and without it every seat moves in the real order).
 """
 import random
 
@@ -35,17 +35,41 @@ def _minimax(game, root, depth, ply):
     return max(values) if game.turn == root else min(values)
 
 
+def _rival_reply(game):
+    """The one move a rival makes in the search's best-reply turns: a move that finishes
+    the rival; else one that ends in a store (an extra move), nearest the store first; else
+    the one that sends the most stones past the rival's last pit; ties to the lowest pit."""
+    t = game.turn
+    n = game.pits
+    best = None
+    for pit in game.legal_moves():
+        k = game.stones(t, pit)
+        dist = n + 1 - pit  # steps to the rival's own store
+        game.push(pit)
+        if game.places[t] is not None:
+            v = 2000
+        elif game.turn == t:
+            v = 200 + pit
+        else:
+            v = k - dist + 1 if k >= dist else 0
+        game.pop()
+        if best is None or v > best[0]:
+            best = (v, pit)
+    return [best[1]]
+
+
 def _minimax_skip(game, root, depth, ply):
     """3-4 players as the search models them (Search's best_reply): after a rival's move
-    the root moves again. Played on Game.push/pop, handing the turn to the root after a
-    rival's move that neither gave an extra move nor finished the rival."""
+    the root moves again, and a rival makes only its own first move (_rival_reply). Played
+    on Game.push/pop, handing the turn to the root after a rival's move that neither gave
+    an extra move nor finished the rival."""
     if game.over or game.places[root] is not None:
         return ev.terminal(SearchBoard(game, 1), root, ply)
     if depth == 0:
         return ev.static(SearchBoard(game, 1), root, game.turn)
     t = game.turn
     values = []
-    for pit in game.legal_moves():
+    for pit in (game.legal_moves() if t == root else _rival_reply(game)):
         game.push(pit)
         if t != root and not game.over and game.turn != t and game.places[t] is None:
             game.turn = root

@@ -310,7 +310,7 @@ def run(s, stop):
                 bestm[d] = 0
                 alpha0[d] = alpha[d]
                 idx[d] = 0
-                if ttm and b[t * w + ttm - 1]:
+                if ttm and b[t * w + ttm - 1] and not (skip and pc):
                     # The table's move alone first: when it cuts off, the other moves are
                     # never generated or sorted.
                     mv[d][0] = ttm
@@ -368,7 +368,12 @@ def order(s, d, t, ttm):
     """Fills node d's move list, best first: the table move; in Basic a move that finishes;
     moves ending in a store (extra move), nearest the store first; captures in Kalah by
     size; then the ply's killer; then the history counter (Kalah) or the stones a move sheds
-    (Basic). An insertion sort into preallocated lists."""
+    (Basic). An insertion sort into preallocated lists.
+    A rival's reply on best-reply turns (3-4 players) is one move, the rival's own first by
+    these rules without the table move and the killer: a function of the position alone."""
+    one = s.skip and s.team[t]
+    if one:
+        ttm = 0
     bd = s.bd
     b = bd.b
     n = bd.pits
@@ -377,7 +382,7 @@ def order(s, d, t, ttm):
     base = t * w
     ml = s.mv[d]
     sl = s.sc[d]
-    kl = s.killer[d]
+    kl = 0 if one else s.killer[d]
     hist = s.hist
     kalah = bd.kalah
     loop = 2 * n + 1
@@ -427,4 +432,4 @@ def order(s, d, t, ttm):
         ml[j] = pit
         sl[j] = v
         c += 1
-    s.cnt[d] = c
+    s.cnt[d] = 1 if one and c else c
