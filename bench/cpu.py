@@ -291,6 +291,10 @@ def measure_on_micropython(games):
     return cals[-1], rates, code, moves
 
 
+def verdict(met):
+    return "MET" if met else "MISSED"
+
+
 def _median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2]
@@ -510,8 +514,8 @@ def pico_figures(moves):
               "%d, max %d over %d moves, depth median %d; its Memory keeps %d bytes"
               % (name, _median(rates[name]), len(rates[name]), nodes[name], _median(ms),
                  max(ms), len(ms), _median([r[2] for r in rows]), memory.get(name, 0)))
-    print("  max think_ms over every move: %d (budget 1000); engine + cpu code on the heap: "
-          "%d bytes" % (worst, code))
+    print("  max think_ms over every move: %d (target <= 1000: %s); engine + cpu code on the "
+          "heap: %d bytes" % (worst, verdict(worst <= 1000), code))
     return nodes
 
 
@@ -527,10 +531,10 @@ def unix_estimates(quick):
     for name in sorted(rates):
         # an add_test pass takes 7.984 us on a Pico, so RP2040 us per node = ratio * 7.984
         us = _median(rates[name]) * PICO_CAL_MS / 1000.0
-        # The search stops 1/25 of its budget early (cpu.py), and on the board it gets SLICE_MS
+        # The search stops 1/40 of its budget early (cpu.py), and on the board it gets SLICE_MS
         # of every PAD_MS (the main loop polls the pads in between: bench/board.py measures
-        # that pass at about 1 ms), so a move gets 96% x 7/8 of that.
-        nodes[name] = int(1e6 / us * 24 / 25 * SLICE_MS / PAD_MS)
+        # that pass at about 1 ms), so a move gets 97.5% x 7/8 of that.
+        nodes[name] = int(1e6 / us * 39 / 40 * SLICE_MS / PAD_MS)
         print("  %-7s level 5: %.0f calibration passes per node, %d nodes per RP2040-second,"
               " %d searched per move" % (name, _median(rates[name]), int(1e6 / us), nodes[name]))
     worst_peak = 0
@@ -582,14 +586,16 @@ def play_matches(nodes, quick, t0):
             line = "level 5 vs reference (6 plies), %s: %d games at %d nodes a move, %d won " \
                    "%d drawn %d lost: score %.1f%% (%s)" % (
                        label, n_ref, nodes[key], w, dr, n_ref - w - dr, 100 * score,
-                       "target >= %d%%" % target if target else "measured")
+                       "target >= %d%%: %s" % (target, verdict(100 * score >= target))
+                       if target else "measured")
             results.append(line)
             print(line, "[%.0fs]" % (time.time() - t), flush=True)
         t = time.time()
         res = pool.map(play_levels, [(BASIC4, g, 5, 1, nodes["basic4"]) for g in range(n_four)])
         firsts = sum(1 for _, place in res if place == 1)
         line = "4-player Basic, level 5 vs three level-1 seats: first place in %d of %d " \
-               "games = %.1f%% (target >= 70%%)" % (firsts, n_four, 100.0 * firsts / n_four)
+               "games = %.1f%% (target >= 70%%: %s)" % (
+                   firsts, n_four, 100.0 * firsts / n_four, verdict(firsts >= 0.7 * n_four))
         results.append(line)
         print(line, "[%.0fs]" % (time.time() - t), flush=True)
         for label, rules, key in (("Kalah", KALAH, "kalah"), ("Basic 2p", BASIC2, "basic2")):
@@ -598,8 +604,8 @@ def play_matches(nodes, quick, t0):
                 res = pool.map(play_levels, [(rules, g, a, a - 1, nodes[key])
                                              for g in range(n_lvl)])
                 score = sum(p for p, _ in res) / 2 / n_lvl
-                line = "levels %s: %d vs %d over %d games: %.1f%% (target > 60%%)" % (
-                    label, a, a - 1, n_lvl, 100 * score)
+                line = "levels %s: %d vs %d over %d games: %.1f%% (target > 60%%: %s)" % (
+                    label, a, a - 1, n_lvl, 100 * score, verdict(score > 0.6))
                 results.append(line)
                 print(line, "[%.0fs]" % (time.time() - t), flush=True)
     print("\n== CPU summary (%s, %.0f s)" % ("quick" if quick else "full", time.time() - t0))

@@ -46,6 +46,10 @@ BASIC_LEVELS = {2: (1, 0, 30, False)}
 # own entries; two-player values are relative to the seat to move and stay valid from one
 # move to the next, which is most of the table's gain.
 _ROOT_SALT = (0x15A5A5A5, 0x0C3C3C3C, 0x1F0F0F0F, 0x06969696)
+# Best-reply turns (a rival's one reply is the table's move of its position) and the real
+# turn order value the same position differently: each keys its own entries. Keys stay
+# below 2**30, a small int on the Pico.
+_REAL_TURNS = 0x20000000
 
 
 class Memory:
@@ -182,7 +186,7 @@ class Search:
         self.root = root = game.turn
         p = game.players
         self.skip = best_reply and p > 2
-        self.salt = 0 if p == 2 else _ROOT_SALT[root]
+        self.salt = 0 if p == 2 else _ROOT_SALT[root] ^ (0 if self.skip else _REAL_TURNS)
         self.team = bytes([0 if s == root else 1 for s in range(p)])
         memory.owner = self
         memory.arrays(game)

@@ -310,12 +310,13 @@ def run(s, stop):
                 bestm[d] = 0
                 alpha0[d] = alpha[d]
                 idx[d] = 0
-                if ttm and b[t * w + ttm - 1] and not (skip and pc):
+                if ttm and b[t * w + ttm - 1]:
                     # The table's move alone first: when it cuts off, the other moves are
-                    # never generated or sorted.
+                    # never generated or sorted. A rival's one reply (order()) is the table's
+                    # move of its position, which is all it needs.
                     mv[d][0] = ttm
                     cnt[d] = 1
-                    lazy[d] = 1
+                    lazy[d] = 0 if skip and pc else 1
                 else:
                     order(s, d, t, ttm)
                 state = _NEXT
