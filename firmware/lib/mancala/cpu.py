@@ -10,8 +10,8 @@
                                                           # interrupt) ends a slice early
 
 The search is an alpha-beta with null windows (PVS; negamax over two "teams": the root seat,
-and everyone else, which is the paranoid search for 3-4 player Basic, there on best-reply
-turns) with iterative deepening, a deadline, move ordering and a transposition table. It runs
+and everyone else; in 3-4 player Basic on best-reply turns, each rival replying with its own
+first move) with iterative deepening, a deadline, move ordering and a transposition table. It runs
 on an explicit stack, not recursion, so it can stop after any node and resume in the next
 step(). docs/cpu.md explains the choices.
 
@@ -144,8 +144,9 @@ class Search:
     started: the ticks_ms() the budget counts from (default: now); a caller that loaded this
     module or made the Memory for this move passes the time it began.
     best_reply: in 3-4 player games, after a rival's move the root moves again, so that only
-    the next rival replies to each of its moves (docs/cpu.md section 6); False searches the
-    real turn order."""
+    the next rival replies to each of its moves, with its own first move by the move ordering
+    (docs/cpu.md section 6); False searches the real turn order, every rival minimizing the
+    root's score."""
 
     def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
                  best_reply=True, started=None):
