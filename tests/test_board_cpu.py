@@ -81,6 +81,17 @@ def _answers(events):
 
 def test_a_serial_hint_while_the_cpu_thinks_is_the_move_it_plays(tmp_path, monkeypatch):
     monkeypatch.setattr(autoplay, "THINK_MS", 50)  # a short search keeps the test fast
+    # A clock one millisecond further at every read, for the app and the search: the CPU is
+    # still thinking after the first pass however slow this machine is.
+    from mancala import cpu, negamax
+    clock = [0]
+
+    def one_ms_a_read():
+        clock[0] += 1
+        return clock[0]
+
+    for module in (autoplay, cpu, negamax):
+        monkeypatch.setattr(module, "ticks_ms", one_ms_a_read)
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
     app.press(0, 1, "serial")
     app.tick(0)  # the CPU starts thinking
