@@ -531,10 +531,10 @@ def unix_estimates(quick):
     for name in sorted(rates):
         # an add_test pass takes 7.984 us on a Pico, so RP2040 us per node = ratio * 7.984
         us = _median(rates[name]) * PICO_CAL_MS / 1000.0
-        # The search stops 1/40 of its budget early (cpu.py), and on the board it gets SLICE_MS
+        # The search stops 1/25 of its budget early (cpu.py), and on the board it gets SLICE_MS
         # of every PAD_MS (the main loop polls the pads in between: bench/board.py measures
-        # that pass at about 1 ms), so a move gets 97.5% x 7/8 of that.
-        nodes[name] = int(1e6 / us * 39 / 40 * SLICE_MS / PAD_MS)
+        # that pass at about 1 ms), so a move gets 96% x 7/8 of that.
+        nodes[name] = int(1e6 / us * 24 / 25 * SLICE_MS / PAD_MS)
         print("  %-7s level 5: %.0f calibration passes per node, %d nodes per RP2040-second,"
               " %d searched per move" % (name, _median(rates[name]), int(1e6 / us), nodes[name]))
     worst_peak = 0

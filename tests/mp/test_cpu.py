@@ -155,7 +155,7 @@ def test_the_budget_counts_from_started():
     game = Game(Rules.from_dict({"variant": "kalah"}))
     t0 = ticks_ms()
     s = Search(game, 5, 1000, seed=1, started=t0)
-    assert s.deadline == ticks_add(t0, 975)
+    assert s.deadline == ticks_add(t0, 960)
     late = Search(game, 5, 1000, seed=1, started=ticks_add(ticks_ms(), -5000))
     assert late.step(7) and late.timed_out and late.best in game.legal_moves()
     assert late.nodes <= 4

@@ -158,8 +158,9 @@ class Search:
         maxd, self.noise, rnd, use_tt = \
             LEVELS[level] if game.kalah or level not in BASIC_LEVELS else BASIC_LEVELS[level]
         # The clock is read every 4 nodes (~2 ms on the Pico) and the last step() returns
-        # after that: stopping 1/40 of the budget early keeps the whole call inside it.
-        self.deadline = ticks_add(self.started, budget_ms - budget_ms // 40)
+        # after that: stopping 1/25 of the budget early keeps the whole call inside it, with
+        # room for a garbage collection of the app's heap in the last slice.
+        self.deadline = ticks_add(self.started, budget_ms - budget_ms // 25)
         self.max_nodes = max_nodes
         moves = game.legal_moves()
         self.best = moves[0]
