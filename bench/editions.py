@@ -7,8 +7,11 @@ firmware on stock MicroPython v1.28.0 (make deploy's .mpy files) and on stock Ci
 For each image: the board boots the game and answers `diag memory` (free heap after a
 collection, and its low-water mark), then new_game and 8 seeded presses, and `diag memory`
 again; then bench/think_probe.py runs in place of the entry point: three level-5 moves,
-each a Search with a 1 s budget stepped in 7 ms slices, timed on the board's clock. Emulated
-time is the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
+each a Search with a 1 s budget stepped in 7 ms slices, timed on the board's clock, and the
+Kalah move at levels 1-4; then a Kalah game against a CPU seat, whose heap is read once the
+board has collected its garbage after the CPU's moves (--levels: that game alone, at each
+level given). Emulated time is the RP2040's (rp2040js counts cycles), so the figures do not
+depend on this machine.
 """
 import argparse
 import json
@@ -17,6 +20,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
@@ -69,12 +73,27 @@ def request(proc, it, cmd, **args):
     raise SystemExit("the board stopped before answering %s" % cmd)
 
 
+def after_collection(proc, it, polls=300):
+    """diag memory read just after the board's loop has collected its garbage (it does so
+    every 2 s while idle): the first reading whose alloc is below the one before. The host
+    pauses between readings so that the board idles; the bound is reached only when it never
+    collects."""
+    last = request(proc, it, "diag", action="memory")
+    for _ in range(polls):
+        time.sleep(0.1)
+        memory = request(proc, it, "diag", action="memory")
+        if memory["alloc"] < last["alloc"]:
+            return memory
+        last = memory
+    raise SystemExit("the board did not collect its garbage while idle")
+
+
 def heap(image, profile):
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile)
         it = booted(proc)
         try:
-            booted = request(proc, it, "diag", action="memory")
+            at_boot = request(proc, it, "diag", action="memory")
             state = request(proc, it, "new_game")["state"]
             game = Game.from_dict(state)
             rng = random.Random(1)
@@ -86,18 +105,19 @@ def heap(image, profile):
         finally:
             proc.kill()
             proc.wait()
-    return booted, played
+    return at_boot, played
 
 
-def cpu_game(image, profile, cpu_moves):
-    """min_free after cpu_moves level-5 moves of a CPU seat (seat 1) in a Kalah game, seat 0
-    pressing a seeded random pit whenever it is to move."""
+def cpu_game(image, profile, cpu_moves, level=5):
+    """diag memory after cpu_moves moves of a CPU seat at level (seat 1) in a Kalah game, seat
+    0 pressing a seeded random pit whenever it is to move. A reset of the board on the way
+    (its boot event again: the watchdog, or a crash) stops the bench."""
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile)
         it = booted(proc)
         try:
             request(proc, it, "set_config", config={"seats": [{"kind": "human"},
-                                                               {"kind": "cpu", "level": 5}]})
+                                                               {"kind": "cpu", "level": level}]})
             state = request(proc, it, "new_game", first=0)["state"]
             rng = random.Random(1)
             done = 0
@@ -107,11 +127,13 @@ def cpu_game(image, profile, cpu_moves):
                     state = request(proc, it, "press", pit=pit)["state"]
                     continue
                 for obj in it:
+                    if obj and obj.get("event") == "boot":
+                        raise SystemExit("the board restarted during the CPU's game")
                     if obj and obj.get("event") == "move":
                         state = obj["state"]
                         done += 1
                         break
-            return request(proc, it, "diag", action="memory"), done
+            return after_collection(proc, it), done
         finally:
             proc.kill()
             proc.wait()
@@ -137,9 +159,20 @@ def main(argv=None):
                    help="measure one edition only")
     p.add_argument("--cpu-moves", type=int, default=10,
                    help="level-5 moves of the CPU seat before its game's diag memory")
+    p.add_argument("--levels", metavar="N,N,...",
+                   help="only the CPU's game, once at each of these levels (e.g. 1,2,3,4,5), "
+                        "and the heap free after a collection when it has made its moves")
     args = p.parse_args(argv)
     for name, image in IMAGES:
         if args.only and not name.lower().startswith(args.only):
+            continue
+        if args.levels:
+            for level in [int(n) for n in args.levels.split(",")]:
+                cpu, moves = cpu_game(image, args.profile, args.cpu_moves, level)
+                print("%s (%s): Kalah against a level-%d CPU seat, %d CPU moves: free %d "
+                      "after a collection (low %d) of %d"
+                      % (name, args.profile, level, moves, cpu["free"], cpu["min_free"],
+                         cpu["free"] + cpu["alloc"]))
             continue
         booted, played = heap(image, args.profile)
         probe = think(image, args.profile)
@@ -147,11 +180,11 @@ def main(argv=None):
         print("%s (%s):" % (name, args.profile))
         print("  heap free after boot %d (low %d); after 8 moves %d (low %d)"
               % (booted["free"], booted["min_free"], played["free"], played["min_free"]))
-        print("  Kalah against a level-5 CPU seat, %d CPU moves: free %d (low %d)"
-              % (moves, cpu["free"], cpu["min_free"]))
+        print("  Kalah against a level-5 CPU seat, %d CPU moves: free %d after a collection "
+              "(low %d)" % (moves, cpu["free"], cpu["min_free"]))
         for r in probe["results"]:
-            print("  level 5, %-8s %5d ms  %5d nodes  depth %2d  heap kept by the search %d"
-                  % (r["game"], r["ms"], r["nodes"], r["depth"], r["kept"]))
+            print("  level %d, %-8s %5d ms  %5d nodes  depth %2d  heap kept by the search %d"
+                  % (r["level"], r["game"], r["ms"], r["nodes"], r["depth"], r["kept"]))
     return 0
 
 

@@ -60,6 +60,9 @@ from mancala_fw.app.autoplay import SLICE_MS  # noqa: E402
 PICO_HEAP = 245888  # the stock v1.28.0 RPI_PICO image's GC heap
 TOUCH_GAP_US = 4000000  # between a move and the next touch: the sowing animation has ended
 TIMEOUT = 3600.0
+# How long a game waits for the board's next move before calling it broken: a hang guard only.
+# A move 4 emulated seconds after the last, animated, can take minutes of a busy host's time.
+MOVE_WAIT_S = 1800.0
 
 
 def _script(what, scale, max_moves):
@@ -165,7 +168,7 @@ def human_game_by_pads(target, rng_seed=7, max_moves=400):
             with open(b.touch_path, "a") as f:
                 f.write("+%d %x %d 1\n+%d %x %d 0\n" % (delay, addr, electrode, 120000, addr,
                                                          electrode))
-            move = b.wait_event("move")
+            move = b.wait_event("move", timeout=MOVE_WAIT_S)
             assert move["source"] == "pad" and move["pit"] == pit, move
             state = move["state"]
             touched.append(pos)
@@ -234,7 +237,7 @@ def cpu_game_on_quad(target, seed=9, max_cpu_moves=10 ** 6):
                 b.take_events()
                 state = b.ok("press", pit=rng.choice(pits))["state"]
                 continue
-            move = b.wait_event("move")
+            move = b.wait_event("move", timeout=MOVE_WAIT_S)
             if move["by"] == "cpu":
                 thinks.append(move["think_ms"])
             state = move["state"]

@@ -102,7 +102,7 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
     with open(path + ".fat", "rb") as f, open(path, "r+b") as g:
         g.seek(circuitpy_flash.FS_OFFSET)
         g.write(f.read())
-        g.seek(0xFF000)
+        g.seek(circuitpy_flash.NVM_OFFSET)
         g.write(b"saved")  # microcontroller.nvm, below the drive
     circuitpy_flash.prepare_flash(path, {"code.py": b"print(2)\n", "lib/a/b.py": b"x = 1\n"},
                                   rp2040.FLASH_SIZE)
@@ -111,31 +111,46 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
     assert fs.readbytes("/boot_out.txt").startswith(b"Adafruit CircuitPython")
     fs.close()
     with open(path, "rb") as f:
-        f.seek(0xFF000)
+        f.seek(circuitpy_flash.NVM_OFFSET)
         assert f.read(5) == b"saved"
 
 
 # ------------------------------------------------------------------ on the emulated Pico
 class Line:
-    """The sim's --stdio serial line, read by a thread (lines that are not JSON are kept
-    apart: CircuitPython's own banner and prompts)."""
+    """The sim's --stdio serial line, read by a thread: every byte is kept (the REPL's
+    prompts end no line), and the whole lines that are JSON are queued (CircuitPython's own
+    banner and prompts are kept apart)."""
 
     def __init__(self, argv, env):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.lines = queue.Queue()
         self.other = []
+        self.raw = bytearray()
+        self.ended = False
+        self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        for raw in self.proc.stdout:
-            text = raw.decode("utf-8", "replace").strip()
-            try:
-                obj = json.loads(text)
-            except ValueError:
-                self.other.append(text)
-                continue
-            self.lines.put(obj)
+        pending = b""
+        while True:
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            with self.arrived:
+                self.raw += chunk
+                self.ended = not chunk
+                self.arrived.notify_all()
+            if not chunk:
+                break
+            pending += chunk
+            *whole, pending = pending.split(b"\n")
+            for raw in whole:
+                text = raw.decode("utf-8", "replace").strip()
+                try:
+                    obj = json.loads(text)
+                except ValueError:
+                    self.other.append(text)
+                    continue
+                self.lines.put(obj)
         self.lines.put(None)
 
     def next(self):
@@ -144,6 +159,23 @@ class Line:
             self.other[-5:], self.proc.stderr.read().decode()[-2000:])
         return obj
 
+    def mark(self):
+        """Where the bytes received so far end, for until()."""
+        with self.arrived:
+            return len(self.raw)
+
+    def until(self, text, since):
+        """The bytes from since up to and including the first text after it."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: text in self.raw[since:] or self.ended, TIMEOUT)
+            at = self.raw.find(text, since)
+            assert at >= 0, "no %r on the line after: %r" % (text, bytes(self.raw[since:])[-600:])
+            return bytes(self.raw[since:at + len(text)])
+
+    def write(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
     def event(self, name):
         while True:
             obj = self.next()
@@ -151,8 +183,7 @@ class Line:
                 return obj
 
     def request(self, cmd, **args):
-        self.proc.stdin.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
-        self.proc.stdin.flush()
+        self.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
         while True:
             obj = self.next()
             if obj.get("id") == cmd:
@@ -168,7 +199,7 @@ class Line:
         self.proc.wait()
 
 
-def circuitpython_board(flash, profile="duo", frames=None):
+def circuitpython_board(flash, profile="duo", frames=None, trace=None, main=None):
     env = dict(os.environ)
     env.setdefault(rp2040.MIRROR_ENV, MIRROR)
     if frames is not None:
@@ -176,7 +207,16 @@ def circuitpython_board(flash, profile="duo", frames=None):
     argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
             "--pace", "free", "--profile", profile, "--flash", str(flash),
             "--image", os.path.join(MIRROR, CP_IMAGE)]
+    if trace is not None:
+        argv += ["--trace", str(trace)]
+    if main is not None:
+        argv += ["--main", str(main)]
     return Line(argv, env)
+
+
+def _trace(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
 
 
 # ------------------------------------------------------------------ saves in nvm
@@ -326,6 +366,23 @@ def _settles(frames_path, prof, seating, state, tries=600):
     return False
 
 
+def _saved_in_nvm(flash_path):
+    """The game state saved in the nvm sector of a flash file, read as storage.slots does."""
+    from mancala_fw.storage import slots
+
+    with open(flash_path, "rb") as f:
+        f.seek(circuitpy_flash.NVM_OFFSET)
+        sector = bytearray(f.read(circuitpy_flash.NVM_SIZE))
+    keep = slots._nvm, slots._files, slots._slot, slots._seq, slots._problem
+    slots._nvm, slots._files, slots._slot, slots._seq, slots._problem = sector, None, -1, 0, None
+    try:
+        saved, problem = slots.load("game.json", "mancala-game")
+    finally:
+        slots._nvm, slots._files, slots._slot, slots._seq, slots._problem = keep
+    assert problem is None and saved is not None, problem
+    return saved["state"]
+
+
 def _play(board, game, rng, frames_path, prof, seating, moves=None, rings=True):
     """Seeded random presses, each answer checked against the engine played alongside and
     (rings) the rings read back after each; stops after `moves` presses or at the end of
@@ -371,6 +428,8 @@ def test_a_whole_game_over_the_serial_line(tmp_path, profile, rules, cut):
         if cut:
             _play(board, game, rng, frames, prof, seating, moves=8)
             board.close()  # the power cut, right after an acknowledged move
+            # The acknowledged game is in the flash sector the harness takes for nvm.
+            assert _saved_in_nvm(tmp_path / "flash" / rp2040.FLASH_FILE) == game.to_dict()
             board = circuitpython_board(tmp_path / "flash", profile, frames)
             assert board.event("boot")["resumed"] is True
             assert board.ok("state")["state"] == game.to_dict()
@@ -381,5 +440,78 @@ def test_a_whole_game_over_the_serial_line(tmp_path, profile, rules, cut):
               % (profile, memory["free"], memory["min_free"]))
         assert memory["min_free"] >= 16 * 1024, memory
         assert not [line for line in board.other if "Traceback" in line], board.other
+    finally:
+        board.close()
+
+
+# ------------------------------------------------------------------ Ctrl-C and the REPL
+@needs_circuitpython
+def test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game(tmp_path):
+    """A host breaking in (mpremote, circup, a person in a terminal): the REPL answers, and
+    stays up through 10 s of the board's time (the game's 8 s watchdog is stopped: no reset
+    in the trace); Ctrl-D
+    starts the game again. Each step waits for what the board sends, not for a time: the
+    Ctrl-C goes once the game is in its loop (CircuitPython flushes what it has received
+    with a Ctrl-C, so a key sent with it would be lost), the key once the board asks for it."""
+    trace = tmp_path / "trace.jsonl"
+    board = circuitpython_board(tmp_path / "flash", trace=trace)
+    try:
+        assert board.event("boot")["board"] == "duo"
+        board.ok("hello")  # in the main loop: the watchdog has been fed, so it runs
+        at = board.mark()
+        board.write(b"\x03")
+        board.until(b"Press any key to enter the REPL", at)
+        at = board.mark()
+        board.write(b"\r")
+        board.until(b">>> ", at)
+        at = board.mark()
+        board.write(b"\x01")  # the raw REPL, as mpremote uses it
+        board.until(b"raw REPL; CTRL-B to exit\r\n>", at)
+        at = board.mark()
+        board.write(b"import time\r\ntime.sleep(10)\r\nprint('slept')\x04")
+        answer = board.until(b"\x04>", at)
+        assert answer == b"OKslept\r\n\x04\x04>", answer
+        at = board.mark()
+        board.write(b"\x02")  # back to the friendly REPL
+        board.until(b">>> ", at)
+        at = board.mark()
+        board.write(b"\x04")  # Ctrl-D: CircuitPython runs code.py again
+        board.until(b'"event": "boot"', at)
+        boot = board.event("boot")
+        assert boot["board"] == "duo", boot
+        board.ok("hello")
+        assert not [line for line in _trace(trace) if line.get("kind") == "reset"]
+        assert not [line for line in board.other if "Traceback" in line], board.other
+    finally:
+        board.close()
+
+
+WATCHDOG_MAIN = b"""import time
+from mancala_fw import profile
+from mancala_fw.app.circuitpython import build
+pads, display, wdt = build(profile.load_board("profile.json"))
+wdt.feed()
+print("fed")
+time.sleep(20)
+print("not reset")
+"""
+
+
+@needs_circuitpython
+def test_the_watchdog_resets_a_board_whose_loop_stops_feeding_it(tmp_path):
+    """build()'s wdt, fed once by a code.py that then stops (sleeping 20 s of the board's
+    time, well past the 8 s timeout): the chip is reset by its watchdog."""
+    from waits import wait_for
+
+    main = tmp_path / "code.py"
+    main.write_bytes(WATCHDOG_MAIN)
+    trace = tmp_path / "trace.jsonl"
+    board = circuitpython_board(tmp_path / "flash", trace=trace, main=main)
+    try:
+        board.until(b"fed", 0)
+        resets = wait_for("the watchdog's reset", lambda: [
+            line for line in _trace(trace) if line.get("kind") == "reset"], TIMEOUT)
+        assert resets[0]["cause"] == "watchdog", resets
+        assert b"not reset" not in board.raw
     finally:
         board.close()

@@ -112,12 +112,13 @@ def test_the_host_tool_type_checks():
     assert "Success: no issues found" in report, report
 
 
-def test_the_host_tool_is_checked_strictly_about_none():
-    # No module of the host tool is let off None checks: an attribute that is None between
-    # uses is annotated as such and narrowed where it is used.
-    with open(os.path.join(CONFIG, "host.ini")) as f:
-        settings = [line.split("#")[0].replace(" ", "") for line in f]
-    assert "strict_optional=False" not in settings, settings
+def test_the_firmware_and_the_host_tool_are_checked_strictly_about_none():
+    # No module is let off None checks: an attribute that is None between uses is annotated
+    # as such and narrowed where it is used.
+    for name in ("firmware.ini", "host.ini"):
+        with open(os.path.join(CONFIG, name)) as f:
+            settings = [line.split("#")[0].replace(" ", "").strip() for line in f]
+        assert "strict_optional=False" not in settings, (name, settings)
 
 
 def test_the_host_tools_public_functions_have_type_hints():

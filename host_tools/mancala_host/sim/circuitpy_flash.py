@@ -1,10 +1,15 @@
 """The emulated Pico running CircuitPython: recognising the image and filling its CIRCUITPY drive.
 
-CircuitPython for raspberry_pi_pico keeps CIRCUITPY as a FAT12 filesystem in the last
-1 MiB of the 2 MB flash (offset 0x100000, 2048 sectors of 512 bytes, one FAT, 512 root
-entries: what the image itself writes on its first boot). `microcontroller.nvm` is the 4 KiB
-sector just below it. Files go in with pyfatfs (PyPI), as a computer would copy them onto
-the drive.
+CircuitPython 9 for raspberry_pi_pico lays out the 2 MB flash as:
+
+| flash offset          | size     | what                                                   |
+|-----------------------|----------|--------------------------------------------------------|
+| 0x000000 – 0x0FF000   | 1020 KiB | CircuitPython itself                                   |
+| 0x0FF000 – 0x100000   | 4 KiB    | `microcontroller.nvm`: one flash sector (the saves)    |
+| 0x100000 – 0x200000   | 1 MiB    | CIRCUITPY: FAT12, 2048 sectors of 512 bytes, one FAT,  |
+|                       |          | 512 root entries (what the image writes at first boot) |
+
+Files go in with pyfatfs (PyPI), as a computer would copy them onto the drive.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from .launcher import UsageError
 
 BANNER = b"Adafruit CircuitPython "
 BOARD_ID = b"raspberry_pi_pico\x00"
-FS_OFFSET = 0x100000
+NVM_OFFSET = 0xFF000
+NVM_SIZE = 0x1000
+FS_OFFSET = NVM_OFFSET + NVM_SIZE
 FS_SIZE = 0x100000
 LABEL = "CIRCUITPY"
 VOLUME_ID = 0x4D414E43  # fixed, so the same files give the same flash

@@ -5,12 +5,22 @@ engine, the app, the touch layer, the display, the protocol) is the one shared c
 - Pads: our MPR121 driver (drivers.mpr121: fast response, our thresholds, baseline filter and
   autoconfiguration) on busio.I2C, through RegisterBus, which gives busio the two register
   calls of machine.I2C the driver uses.
-- LEDs: Adafruit's neopixel.NeoPixel on each data pin, GRB order, auto_write off. The display
-  draws finished frames (count encoding, power limit) into one GRB buffer per chain, which is
-  the strip's wire order, so a frame goes out as it is through the NeoPixel's transmit;
-  assigning it pixel by pixel would re-encode every frame through Python tuples.
-- No watchdog: CircuitPython keeps a started watchdog running in its REPL and after code.py
-  ends, where it would reset the board under a person at the REPL.
+- LEDs: Adafruit's neopixel.NeoPixel on each data pin, auto_write off, through its public
+  interface only: a frame is one slice assignment of the chain's bytes, then show(). The
+  display draws finished frames (count encoding, power limit) into one buffer per chain,
+  already in the strip's wire order (GRB), so each NeoPixel is made with the order that
+  passes three bytes a pixel through as given ("RGB" to the library) and brightness 1.0,
+  which scales nothing: the bytes on the pin are the display's. The library's pixel buffer
+  (CircuitPython's built-in adafruit_pixelbuf) takes a flat run of bytes in C and allocates
+  nothing, where colours as tuples would go through Python for every pixel.
+- Watchdog: microcontroller.watchdog in RESET mode, fed by the main loop as machine.WDT is on
+  MicroPython. It starts at the loop's first feed, not in build(): CircuitPython compiles
+  each module from source as it is imported, and the app imports more of them between
+  build() and the loop. The timeout is the RP2040's longest, 8 s, since the modules the app
+  imports at their first use (the CPU's, at its first move) are compiled inside a loop pass.
+  code.py stops it when a host breaks in with Ctrl-C, so the REPL stays up;
+  CircuitPython also stops it itself when code.py ends without an error, and keeps it
+  running after an error, so a board stuck in one resets.
 """
 
 from mancala_fw.app.hardware import _display
@@ -46,10 +56,13 @@ class RegisterBus:
         self.bus.writeto_then_readfrom(address, self._reg, buf)
 
 
+_WHOLE = slice(None)  # made once: a frame's `pixels[:] = ...` would make a slice each time
+
+
 class NeoPixelChains:
     """The LED output the display draws into (as drivers.ws2812.WS2812): buffer(i) is chain
-    i's GRB bytearray, show(i) sends it. neopixel_write returns when the frame is on the wire,
-    so a chain is never busy after show()."""
+    i's bytearray in wire order (GRB), show(i) sends it. NeoPixel.show() returns when the
+    frame is on the wire, so a chain is never busy after show()."""
 
     def __init__(self, pins, lengths):
         import neopixel
@@ -59,8 +72,9 @@ class NeoPixelChains:
         self._back = []
         for i in range(len(pins)):
             n = lengths[i]
+            # The display's bytes are in wire order already: "RGB" passes them through.
             self._np.append(neopixel.NeoPixel(_pin(pins[i]), n, brightness=1.0,
-                                              auto_write=False, pixel_order=neopixel.GRB))
+                                              auto_write=False, pixel_order=neopixel.RGB))
             self._back.append(bytearray(3 * n))
 
     def __len__(self):
@@ -73,7 +87,9 @@ class NeoPixelChains:
         return False
 
     def show(self, i):
-        self._np[i]._transmit(self._back[i])
+        pixels = self._np[i]
+        pixels[_WHOLE] = self._back[i]  # 3 bytes a pixel, taken as they are
+        pixels.show()
 
     def show_all(self):
         for i in range(len(self._back)):
@@ -85,13 +101,40 @@ class NeoPixelChains:
         self._np = []
 
 
+WATCHDOG_S = 8
+
+
+class Watchdog:
+    """The loop's wdt: feed() as machine.WDT's. The first feed starts the watchdog."""
+
+    def __init__(self, timeout=WATCHDOG_S):
+        self.timeout = timeout
+        self._dog = None
+
+    def feed(self):
+        dog = self._dog
+        if dog is None:
+            dog = self._dog = start_watchdog(self.timeout)
+        dog.feed()
+
+
+def start_watchdog(timeout):
+    import microcontroller
+    from watchdog import WatchDogMode
+
+    dog = microcontroller.watchdog
+    dog.timeout = timeout
+    dog.mode = WatchDogMode.RESET
+    return dog
+
+
 def _chains():
     import neopixel  # noqa: F401  (a missing lib/neopixel.py is said here, as "No LED display")
     return NeoPixelChains
 
 
 def build(profile):
-    """Returns (pads, display, None) for profile, as app.hardware.build does."""
+    """Returns (pads, display, wdt) for profile, as app.hardware.build does."""
     import gc
     import busio
     from drivers.mpr121 import MPR121Group
@@ -99,4 +142,4 @@ def build(profile):
     gc.collect()
     bus = busio.I2C(_pin(profile.scl), _pin(profile.sda), frequency=profile.i2c_freq)
     pads = MPR121Group(RegisterBus(bus), profile.pad_chips)
-    return pads, _display(profile, _chains), None
+    return pads, _display(profile, _chains), Watchdog()

@@ -6,9 +6,15 @@ write it only after boot.py remounts it, and then the computer cannot (a teacher
 longer copy the firmware or edit a profile). So the saved files live together in nvm (4 KiB)
 as one JSON object {path: obj}, written whole into one of two 2 KiB slots, the one not
 holding the newest copy. A slot is a header (magic, sequence number, length, CRC-32) and the
-JSON. load picks the valid slot with the newest sequence number, so a write cut short leaves
-the older slot in use. save returns only after the slot is written and read back, so an
-acknowledged change is in nvm.
+JSON. load picks the valid slot with the newest sequence number, so a slot written only in
+part is passed over for the other one. save returns only after the slot is written and read
+back, so an acknowledged change is in nvm.
+
+On the Pico nvm is one 4 KiB flash sector (flash offset 0xFF000, between CircuitPython and
+its drive), and CircuitPython stores any change to it by erasing the whole sector and
+programming it again from its start. A power cut after the answer loses nothing; a cut
+during the erase, or while the first slot is programmed again, can leave neither slot
+readable, and the board then starts with defaults and says so.
 """
 
 import json
@@ -21,7 +27,7 @@ _ENOSPC = 28
 _EIO = 5
 
 _nvm = None
-_files = None  # type: dict  # {path: obj}, the newest valid slot's content
+_files = None  # type: dict | None  # {path: obj}, the newest valid slot's content
 _slot = -1  # the slot holding it (-1: none yet)
 _seq = 0
 _problem = None  # a sentence when nvm held slots that could not be read
@@ -64,21 +70,23 @@ def _newer(a, b):
 
 def _open():
     global _files, _slot, _seq, _problem
-    if _files is not None:
-        return _files
+    files = _files
+    if files is not None:
+        return files
     best = None
     for slot in (0, 1):
         got = _read(slot)
         if got is not None and (best is None or _newer(got[0], best[1])):
             best = (slot, got[0], got[1])
     if best is None:
-        _files = dict()
+        files = dict()
         nvm = _memory()
         if nvm[0:4] == MAGIC or nvm[SLOT:SLOT + 4] == MAGIC:
             _problem = "The saves in nvm could not be read (corrupt); defaults are used."
     else:
-        _slot, _seq, _files = best
-    return _files
+        _slot, _seq, files = best
+    _files = files
+    return files
 
 
 def save(path, obj):

@@ -9,6 +9,41 @@ import { PioClock } from './leds.mjs';
 import { SerialLine } from './usb_serial.mjs';
 
 const WATCHDOG_BASE = 0x40058;
+const RESETS_BASE = 0x4000c;
+const RESET_I2C = [1 << 3, 1 << 4]; // RESETS bits of I2C0 and I2C1
+// The I2C registers a block comes out of reset with (the callbacks are the harness's).
+const I2C_STATE = ['state', 'busy', 'stop', 'pendingRestart', 'firstByte', 'enable',
+  'rxThreshold', 'txThreshold', 'control', 'ssClockHighPeriod', 'ssClockLowPeriod',
+  'fsClockHighPeriod', 'fsClockLowPeriod', 'targetAddress', 'slaveAddress', 'abortSource',
+  'intRaw', 'intEnable', 'spikelen'];
+
+/**
+ * Resetting an I2C block through RESETS puts its registers back to their reset values, as on
+ * the chip (rp2040js keeps a peripheral's state through RESETS). pico-sdk's i2c_deinit() does
+ * this; CircuitPython runs it when code.py ends, and its next busio.I2C refuses a block still
+ * enabled ("I2C peripheral in use").
+ */
+function modelI2CResets(mcu) {
+  const resets = mcu.peripherals[RESETS_BASE];
+  const write = resets.writeUint32.bind(resets);
+  resets.writeUint32 = (offset, value) => {
+    if (offset === 0) {
+      RESET_I2C.forEach((bit, i) => {
+        if (value & bit && !(resets.reset & bit)) {
+          const i2c = mcu.i2c[i];
+          const fresh = new i2c.constructor(mcu, i2c.name, i2c.irq);
+          for (const key of I2C_STATE) {
+            i2c[key] = fresh[key];
+          }
+          i2c.rxFIFO.reset();
+          i2c.txFIFO.reset();
+          i2c.checkInterrupts();
+        }
+      });
+    }
+    write(offset, value);
+  };
+}
 const REASON_TIMER = 1;
 const REASON_FORCE = 2;
 
@@ -26,6 +61,7 @@ export class Board {
     mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => opts.log(`${tag}: ${msg}`) };
     mcu.loadBootrom(opts.bootrom);
     opts.flash.loadInto(mcu);
+    modelI2CResets(mcu);
     this.mcu = mcu;
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset
