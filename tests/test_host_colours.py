@@ -16,11 +16,11 @@ def _lin(c):
 
 
 def test_the_css_colours_are_the_led_colours_as_a_screen_shows_them():
-    from mancala_fw.display import lights
+    from mancala_fw.display import palette
 
     css = colours.seat_colours()
-    assert len(css) == len(lights.SEAT_LED) == 4
-    for hex_colour, led in zip(css, lights.SEAT_LED):
+    assert len(css) == len(palette.SEAT_LED) == 4
+    for hex_colour, led in zip(css, palette.SEAT_LED):
         rgb = [int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]
         lin = [_lin(c) for c in rgb]
         back = [round(255 * v / max(lin)) for v in lin]

@@ -41,8 +41,8 @@ Lower level (plain parameters, no profile), used by the tests and the bench:
     counts.encode(count, leds, out) / counts.decode(pattern)    the count encoding
     reader.read_counts(chains, rings)       counts read back from captured frames
     power.Limiter, power.limit(chains, limiter)                 the current limiter
-    palette.SEAT_SRGB / SEAT_LED / classify()                   colours (screens, readers)
-    lights.SEAT_LED / FULL / BREATH ...     the LED bytes and levels (all the display loads)
+    palette.SEAT_LED / SEAT_SRGB / FULL / BREATH / classify()   colours (LED bytes and
+        sRGB for screens), levels, and an LED's count kind read back
     rings.repaint(board, lo, hi, now)       the ring loop of Board.tick()
 """
 from .board import Board

@@ -8,7 +8,7 @@ from drivers.compat import const, ticks_ms, ticks_diff, ticks_add
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
 from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE, FX_MS, NEVER
-from . import lights
+from . import palette
 from .seats import Seats
 
 MS_PER_STONE = const(250)
@@ -276,9 +276,9 @@ class Board(Seats):
         if not self._stale and not self.anim.active and self._p_state is None and \
                 self._fx_over:
             # Idle: only the breath and the hint's pulse move, in steps.
-            steps = (ticks_diff(now, self._breath_start) // lights.BREATH_STEP_MS) & 31
+            steps = (ticks_diff(now, self._breath_start) // palette.BREATH_STEP_MS) & 31
             if self.hint_ring >= 0:
-                steps |= ((ticks_diff(now, self._hint_start) // lights.HINT_STEP_MS)
+                steps |= ((ticks_diff(now, self._hint_start) // palette.HINT_STEP_MS)
                           & 15) << 5
             if steps == self._steps:
                 return False

@@ -8,7 +8,7 @@ integer maths, and the painter copies bytes from it by kind. On MicroPython the 
 the limiter's scaling are viper functions; elsewhere they are plain loops.
 """
 from . import counts
-from . import lights
+from . import palette
 from .power import _scale
 
 FILL = counts.KINDS          # pseudo-kind: every LED the ring's fill colour (flashes, blinks)
@@ -130,12 +130,12 @@ class Frame:
         cols = self.cols
         eff = br * level // 255
         if seat >= 0:
-            _put(cols, counts.ONE, lights.SEAT_LED[seat], eff)
-        _put(cols, counts.TEN, lights.WHITE_LED, eff)
-        _put(cols, counts.FIFTY, lights.VIOLET_LED, eff)
-        _put(cols, counts.FIVE, lights.PINK_LED, eff)
-        _put(cols, counts.MARK, lights.WHITE_LED, br * lights.MARK_LEVEL // 255)
-        _put(cols, counts.WARN, lights.WARN_LED, br)   # steady, at full: a warning
+            _put(cols, counts.ONE, palette.SEAT_LED[seat], eff)
+        _put(cols, counts.TEN, palette.WHITE_LED, eff)
+        _put(cols, counts.FIFTY, palette.VIOLET_LED, eff)
+        _put(cols, counts.FIVE, palette.PINK_LED, eff)
+        _put(cols, counts.MARK, palette.WHITE_LED, br * palette.MARK_LEVEL // 255)
+        _put(cols, counts.WARN, palette.WARN_LED, br)   # steady, at full: a warning
 
     def _fit(self, r):
         """The scale for ring r alone that keeps the wire's total within the budget, the

@@ -7,7 +7,7 @@ of its tick() over the rings, kept here so that module stays about the game's fl
 """
 from drivers.compat import const, ticks_diff
 from . import counts
-from . import lights
+from . import palette
 
 # Effects a ring can carry for a while; one at a time per ring, the newest wins.
 FX_NONE = const(0)
@@ -48,13 +48,13 @@ def repaint(b, lo, hi, now):
     places = b.places
     nplaces = len(places)
     turn = -2 if b.turn is None else b.turn   # -2: no ring's owner
-    breath = lights.BREATH[(ticks_diff(now, b._breath_start) // lights.BREATH_STEP_MS) & 31]
+    breath = palette.BREATH[(ticks_diff(now, b._breath_start) // palette.BREATH_STEP_MS) & 31]
     hint_ring = b.hint_ring
-    hint = lights.HINT[(ticks_diff(now, b._hint_start) // lights.HINT_STEP_MS) & 15]
+    hint = palette.HINT[(ticks_diff(now, b._hint_start) // palette.HINT_STEP_MS) & 15]
     warn_ring = b.warn_ring
     origin = b.origin
-    full = lights.FULL
-    rest = lights.REST
+    full = palette.FULL
+    rest = palette.REST
     for r in range(lo, hi):
         seat = owner[r]
         f = FX_NONE
@@ -110,11 +110,11 @@ def repaint(b, lo, hi, now):
         c_marks[r] = marks
         painted += 1
         if f == FX_REFUSE:
-            frame.paint(r, seat, 0, lights.RED_LED, lights.FULL)
+            frame.paint(r, seat, 0, palette.RED_LED, palette.FULL)
         elif f == FX_FLASH:
-            frame.paint(r, seat, 0, lights.WHITE_LED, lights.FULL)
+            frame.paint(r, seat, 0, palette.WHITE_LED, palette.FULL)
         elif f == FX_PULSE and seat >= 0:
-            frame.paint(r, seat, 0, lights.SEAT_LED[seat], lights.FULL)
+            frame.paint(r, seat, 0, palette.SEAT_LED[seat], palette.FULL)
         elif seat < 0:
             frame.dark(r)
         else:
