@@ -2,10 +2,6 @@
 Ctrl-C (mpremote, to deploy): then the board waits in MicroPython's REPL, its watchdog paused,
 until it is reset."""
 try:
-    # The hardware modules first, while the heap is empty. On a Pico they are built in and
-    # cost nothing; on the virtual board (docs/sim.md) they are fakes that would otherwise
-    # load on top of the whole app.
-    import machine  # noqa: F401
     from mancala_fw import app
 
     app.main()
