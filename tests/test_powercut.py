@@ -14,6 +14,7 @@ import pytest
 
 from mancala import Game, Rules
 
+import firmware_image
 from boardsim import Board
 from test_rp2040_harness import needs_emulator
 
@@ -45,18 +46,22 @@ def next_command(g, rng, undoable):
 
 # The emulated Pico (real littlefs on the emulated flash, erases and programs written through
 # to the flash file, a SIGKILL of the harness mid-save) boots in seconds, not milliseconds, and
-# computes about 3x slower than a Pico: fewer cuts, spread over a longer moment.
-TARGETS = [("unix", CUTS, 0.02),
-           pytest.param("rp2040", 5, 0.6, marks=needs_emulator)]
+# computes about 3x slower than a Pico: fewer cuts, spread over a longer moment, on both ways
+# a board is made (stock MicroPython with deploy's files beside the saves on its littlefs, and
+# the firmware image with only the profile there).
+TARGETS = [("unix", None, CUTS, 0.02),
+           pytest.param("rp2040", "deploy", 3, 0.6, marks=needs_emulator),
+           pytest.param("rp2040", "image", 3, 0.6, marks=needs_emulator)]
 
 
-@pytest.mark.parametrize("target,cuts,spread_s", TARGETS)
-def test_power_cuts_restore_the_last_acknowledged_state(tmp_path, target, cuts, spread_s):
-    rng = random.Random(1234)
+@pytest.mark.parametrize("target,way,cuts,spread_s", TARGETS)
+def test_power_cuts_restore_the_last_acknowledged_state(tmp_path, target, way, cuts, spread_s):
+    rng = random.Random(1235 if way == "image" else 1234)  # the two ways: other bursts
     commands = []  # every command the board acknowledged, from its first boot
     flash = str(tmp_path)
     outcomes = {"acked": 0, "in_flight": 0}
-    b = Board("duo", flash=flash, target=target).start()
+    image = firmware_image.image() if way == "image" else None
+    b = Board("duo", flash=flash, target=target, image=image).start()
     try:
         for cut in range(cuts):
             # pipeline a few commands, computed on the mirror, then cut the power mid-way
@@ -95,7 +100,7 @@ def test_power_cuts_restore_the_last_acknowledged_state(tmp_path, target, cuts, 
                     assert msg["ok"], msg
                     acked = _answers(lines)
             expected_acked = replay(commands + burst[:acked]).to_dict()
-            b = Board("duo", flash=flash, target=target).start()
+            b = Board("duo", flash=flash, target=target, image=image).start()
             assert b.boot["resumed"] is True
             state = b.ok("state")["state"]
             # (the boot's log events come before the answer, so they have all been read)
