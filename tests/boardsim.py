@@ -36,6 +36,7 @@ PROFILES = os.path.join(ROOT, "hardware", "profiles")
 HEAP = "1M"  # the memory tests use less: tests/test_board_memory.py
 TIMEOUT = HANG_S  # seconds; only ever reached when something is broken
 PICO_TIMEOUT = max(HANG_S, 120.0)  # the emulated Pico computes at a fraction of a Pico's speed
+CIRCUITPY_TIMEOUT = max(HANG_S, 300.0)  # CircuitPython also compiles the firmware at each boot
 
 
 def micropypath(source=None):
@@ -85,18 +86,32 @@ class Board:
     frozen firmware image (tests/firmware_image.image()): `sim --image UF2`, whose filesystem
     gets only profile.json, as `mancala-board profile install` writes it; profile=None leaves
     the filesystem blank (`--blank`: a Pico just flashed, booting with the image's own
-    profile)."""
+    profile). A CircuitPython image runs the CircuitPython edition from its CIRCUITPY drive
+    (deploy --circuitpython's files): its console also carries CircuitPython's own text
+    (banner, status, the REPL's prompts), which is kept apart (other, and every byte in raw:
+    mark() and until() wait for a prompt that ends no line).
+
+    main (rp2040): a file run in place of the entry point (`sim --main`); start() then does
+    not wait for the game's boot event."""
 
     def __init__(self, profile="duo", flash=None, heapsize=HEAP, touch=False, frames=False,
-                 chips=None, source=None, target="unix", trace=None, image=None):
+                 chips=None, source=None, target="unix", trace=None, image=None, main=None):
         if image is not None and target != "rp2040":
             raise ValueError("image= needs target='rp2040'")
         if profile is None and image is None:
             raise ValueError("profile=None needs image= (the image's own profile)")
+        if main is not None and target != "rp2040":
+            raise ValueError("main= needs target='rp2040'")
         self.target = target
         self.image = image
+        self.main = main
+        self.circuitpython = False
+        if image is not None:
+            from mancala_host.sim.circuitpy_flash import image_kind
+            self.circuitpython = image_kind(image) == "circuitpython"
         self.trace_path = trace
-        self.timeout = TIMEOUT if target == "unix" else PICO_TIMEOUT
+        self.timeout = TIMEOUT if target == "unix" else (
+            CIRCUITPY_TIMEOUT if self.circuitpython else PICO_TIMEOUT)
         self.source = source
         self.own_flash = flash is None
         self.flash = flash or tempfile.mkdtemp(prefix="mancala-flash-")
@@ -109,6 +124,10 @@ class Board:
         self.devices = None
         self.lines = None
         self.events = []
+        self.other = []  # CircuitPython: its console's lines that are not the protocol's
+        self.raw = bytearray()  # CircuitPython: every byte the board sent
+        self.arrived = threading.Condition()
+        self.console_ended = False
         self._id = 0
         self.taps = TapWriter(self.touch_path) if touch else None
 
@@ -133,6 +152,8 @@ class Board:
                         args += ["--missing-chip", c]
             if self.trace_path:
                 args += ["--trace", self.trace_path]
+            if self.main is not None:
+                args += ["--main", self.main]
             env = dict(os.environ)
             env.setdefault("MANCALA_RP2_MIRROR", os.path.join(ROOT, "build", "rp2"))
             saved = dict(os.environ)
@@ -182,9 +203,13 @@ class Board:
             self.devices.handed_over()
         self.lines = queue.Queue()
         self.events = []
-        threading.Thread(target=self._read, args=(self.proc.stdout, self.lines),
-                         daemon=True).start()
-        self.boot = self.wait_event("boot", self.timeout)
+        if self.circuitpython:
+            threading.Thread(target=self._read_console, daemon=True).start()
+        else:
+            threading.Thread(target=self._read, args=(self.proc.stdout, self.lines),
+                             daemon=True).start()
+        if self.main is None:
+            self.boot = self.wait_event("boot", self.timeout)
         return self
 
     @staticmethod
@@ -192,6 +217,48 @@ class Board:
         for raw in iter(stream.readline, b""):
             lines.put(raw)
         lines.put(None)
+
+    def _read_console(self):
+        """CircuitPython's console: every byte into raw; each line holding a JSON object
+        (CircuitPython may put its status line's escape codes before one) into lines, the
+        other lines into other."""
+        pending = b""
+        while True:
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            with self.arrived:
+                self.raw += chunk
+                self.console_ended = not chunk
+                self.arrived.notify_all()
+            if not chunk:
+                break
+            pending += chunk
+            *whole, pending = pending.split(b"\n")
+            for raw in whole:
+                at = raw.find(b"{")
+                try:
+                    if at < 0 or not isinstance(json.loads(raw[at:]), dict):
+                        raise ValueError
+                except ValueError:
+                    self.other.append(raw.decode("utf-8", "replace").strip())
+                    continue
+                self.lines.put(raw[at:])
+        self.lines.put(None)
+
+    def mark(self):
+        """CircuitPython: where the bytes received so far end, for until()."""
+        with self.arrived:
+            return len(self.raw)
+
+    def until(self, text, since=0):
+        """CircuitPython: the bytes from since up to the end of the first text after it."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: text in self.raw[since:] or self.console_ended,
+                                  self.timeout)
+            at = self.raw.find(text, since)
+            if at < 0:
+                raise BoardGone("no %r from the board; it sent: %r"
+                                % (text, bytes(self.raw[since:])[-600:]))
+            return bytes(self.raw[since:at + len(text)])
 
     def kill(self):
         """A power cut: SIGKILL, no chance to clean up."""
@@ -309,3 +376,23 @@ class Board:
     def touch(self, addr, electrode, hold_s=0.08, taps=1):
         """Taps on a pad (taps=2: a double tap), timed on the models' clock: TapWriter."""
         self.taps.tap(addr, electrode, hold_s, taps)
+
+
+def read_back(frames_path, prof, state):
+    """(pits, stores) as the last frame of each chain shows them (the firmware's reader)."""
+    from mancala_fw import profile as profiles
+    from mancala_fw.display.reader import read_counts
+
+    index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
+    chains = [bytearray(leds * 3) for _, leds in prof.chains]
+    with open(frames_path) as f:
+        for line in f:
+            if line.endswith("\n"):
+                msg = json.loads(line)
+                chains[index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
+    r = state["rules"]
+    seating = profiles.seating(prof, r["players"], r["pits"])
+    counts = dict(zip(prof.positions, read_counts(chains, [prof.ring[p] for p in prof.positions])))
+    pits = [[counts[seating.position(s, p)] for p in range(1, seating.pits + 1)]
+            for s in range(seating.players)]
+    return pits, [counts[seating.store(s)] for s in range(seating.players)]

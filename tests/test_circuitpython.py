@@ -8,15 +8,12 @@ The emulated part stays small: CircuitPython compiles the firmware from source a
 """
 import json
 import os
-import queue
 import random
-import subprocess
-import sys
-import threading
 import time
 
 import pytest
 
+from boardsim import Board, read_back
 from conftest import ROOT
 
 from mancala_host import circuitpy
@@ -27,7 +24,6 @@ MIRROR = os.environ.get(rp2040.MIRROR_ENV) or os.path.join(ROOT, "build", "rp2")
 CP_IMAGE = "circuitpython-9.2.9-raspberry_pi_pico.uf2"
 PROFILE = os.path.join(ROOT, "hardware", "profiles", "duo.json")
 FIRMWARE = os.path.join(ROOT, "firmware")
-TIMEOUT = 300.0  # host seconds; reached only when something is broken
 
 needs_circuitpython = pytest.mark.skipif(
     not os.path.isfile(os.path.join(MIRROR, CP_IMAGE))
@@ -86,10 +82,15 @@ def _drive(flash_path):
     return PyFatFS(image)
 
 
+def _prepare(path, files):
+    rp2040.prepare_flash(path, circuitpy_flash.fat_image(files), circuitpy_flash.FS_OFFSET,
+                         circuitpy_flash.FS_SIZE)
+
+
 def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_rest(tmp_path):
     path = str(tmp_path / "flash.bin")
     files = {"code.py": b"print(1)\n", "lib/a/b.py": b"x = 1\n"}
-    circuitpy_flash.prepare_flash(path, files, rp2040.FLASH_SIZE)
+    _prepare(path, files)
     with open(path, "rb") as f:
         flash = f.read()
     assert len(flash) == rp2040.FLASH_SIZE
@@ -104,8 +105,7 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
         g.write(f.read())
         g.seek(circuitpy_flash.NVM_OFFSET)
         g.write(b"saved")  # microcontroller.nvm, below the drive
-    circuitpy_flash.prepare_flash(path, {"code.py": b"print(2)\n", "lib/a/b.py": b"x = 1\n"},
-                                  rp2040.FLASH_SIZE)
+    _prepare(path, {"code.py": b"print(2)\n", "lib/a/b.py": b"x = 1\n"})
     fs = _drive(path)
     assert fs.readbytes("/code.py") == b"print(2)\n"
     assert fs.readbytes("/boot_out.txt").startswith(b"Adafruit CircuitPython")
@@ -116,102 +116,16 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
 
 
 # ------------------------------------------------------------------ on the emulated Pico
-class Line:
-    """The sim's --stdio serial line, read by a thread: every byte is kept (the REPL's
-    prompts end no line), and the whole lines that are JSON are queued (CircuitPython's own
-    banner and prompts are kept apart)."""
-
-    def __init__(self, argv, env):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env)
-        self.lines = queue.Queue()
-        self.other = []
-        self.raw = bytearray()
-        self.ended = False
-        self.arrived = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        pending = b""
-        while True:
-            chunk = os.read(self.proc.stdout.fileno(), 4096)
-            with self.arrived:
-                self.raw += chunk
-                self.ended = not chunk
-                self.arrived.notify_all()
-            if not chunk:
-                break
-            pending += chunk
-            *whole, pending = pending.split(b"\n")
-            for raw in whole:
-                text = raw.decode("utf-8", "replace").strip()
-                try:
-                    obj = json.loads(text)
-                except ValueError:
-                    self.other.append(text)
-                    continue
-                self.lines.put(obj)
-        self.lines.put(None)
-
-    def next(self):
-        obj = self.lines.get(timeout=TIMEOUT)
-        assert obj is not None, "the board stopped: %s %s" % (
-            self.other[-5:], self.proc.stderr.read().decode()[-2000:])
-        return obj
-
-    def mark(self):
-        """Where the bytes received so far end, for until()."""
-        with self.arrived:
-            return len(self.raw)
-
-    def until(self, text, since):
-        """The bytes from since up to and including the first text after it."""
-        with self.arrived:
-            self.arrived.wait_for(lambda: text in self.raw[since:] or self.ended, TIMEOUT)
-            at = self.raw.find(text, since)
-            assert at >= 0, "no %r on the line after: %r" % (text, bytes(self.raw[since:])[-600:])
-            return bytes(self.raw[since:at + len(text)])
-
-    def write(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def event(self, name):
-        while True:
-            obj = self.next()
-            if obj.get("event") == name:
-                return obj
-
-    def request(self, cmd, **args):
-        self.write((json.dumps(dict(args, id=cmd, cmd=cmd)) + "\n").encode())
-        while True:
-            obj = self.next()
-            if obj.get("id") == cmd:
-                return obj
-
-    def ok(self, cmd, **args):
-        answer = self.request(cmd, **args)
-        assert answer["ok"], answer
-        return answer
-
-    def close(self):
-        self.proc.kill()  # SIGKILL: a power cut
-        self.proc.wait()
-
-
-def circuitpython_board(flash, profile="duo", frames=None, trace=None, main=None):
-    env = dict(os.environ)
-    env.setdefault(rp2040.MIRROR_ENV, MIRROR)
-    if frames is not None:
-        env["MANCALA_SIM_FRAMES"] = str(frames)
-    argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
-            "--pace", "free", "--profile", profile, "--flash", str(flash),
-            "--image", os.path.join(MIRROR, CP_IMAGE)]
-    if trace is not None:
-        argv += ["--trace", str(trace)]
-    if main is not None:
-        argv += ["--main", str(main)]
-    return Line(argv, env)
+def circuitpython_board(flash, profile="duo", **options):
+    """The CircuitPython edition on the emulated Pico, started (booted unless main= is given):
+    tests/boardsim.Board with the CircuitPython image. flash: its folder, kept."""
+    board = Board(profile, flash=str(flash), target="rp2040",
+                  image=os.path.join(MIRROR, CP_IMAGE), **options)
+    try:
+        return board.start()
+    except BaseException:
+        board.close()
+        raise
 
 
 def _trace(path):
@@ -333,34 +247,12 @@ def test_the_host_tool_finds_a_circuitpython_pico_by_its_usb_id():
 
 
 # ------------------------------------------------------------------ whole games
-def _rings(frames_path, prof):
-    """The chains as the last whole lines of the frames file leave them."""
-    index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
-    chains = [bytearray(leds * 3) for _, leds in prof.chains]
-    with open(frames_path) as f:
-        for line in f:
-            if line.endswith("\n"):
-                msg = json.loads(line)
-                chains[index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
-    return chains
-
-
-def _shown(frames_path, prof, seating):
-    from mancala_fw.display.reader import read_counts
-
-    counts = dict(zip(prof.positions, read_counts(_rings(frames_path, prof),
-                                                   [prof.ring[p] for p in prof.positions])))
-    pits = [[counts[seating.position(s, p)] for p in range(1, seating.pits + 1)]
-            for s in range(seating.players)]
-    return pits, [counts[seating.store(s)] for s in range(seating.players)]
-
-
-def _settles(frames_path, prof, seating, state, tries=600):
+def _settles(frames_path, prof, state, tries=600):
     """The rings come to show state once the move's animation has run (the frames file is
     polled; the bound is only reached when they never do)."""
     want = (state["pits"], state["stores"])
     for _ in range(tries):
-        if os.path.exists(frames_path) and _shown(frames_path, prof, seating) == want:
+        if os.path.exists(frames_path) and read_back(frames_path, prof, state) == want:
             return True
         time.sleep(0.1)
     return False
@@ -383,7 +275,7 @@ def _saved_in_nvm(flash_path):
     return saved["state"]
 
 
-def _play(board, game, rng, frames_path, prof, seating, moves=None, rings=True):
+def _play(board, game, rng, frames_path, prof, moves=None, rings=True):
     """Seeded random presses, each answer checked against the engine played alongside and
     (rings) the rings read back after each; stops after `moves` presses or at the end of
     the game, whose rings are read back in any case."""
@@ -395,9 +287,9 @@ def _play(board, game, rng, frames_path, prof, seating, moves=None, rings=True):
         answer = board.ok("press", seat=seat, pit=pit)
         assert answer["state"] == game.to_dict()
         if rings:
-            assert _settles(frames_path, prof, seating, answer["state"]), answer["state"]
+            assert _settles(frames_path, prof, answer["state"]), answer["state"]
         played += 1
-    assert _settles(frames_path, prof, seating, game.to_dict())
+    assert _settles(frames_path, prof, game.to_dict())
     return played
 
 
@@ -414,26 +306,24 @@ def test_a_whole_game_over_the_serial_line(tmp_path, profile, rules, cut):
     from mancala_fw import profile as profiles
 
     prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", profile + ".json"))
-    frames = str(tmp_path / "frames.jsonl")
     rng = random.Random(repr(rules))
-    board = circuitpython_board(tmp_path / "flash", profile, frames)
+    board = circuitpython_board(tmp_path / "flash", profile, frames=True)
+    frames = board.frames_path
     try:
-        assert board.event("boot")["board"] == profile
+        assert board.boot["board"] == profile
         board.ok("set_config", config={"animation_ms": 20})
         state = board.ok("new_game", rules=rules)["state"]
         game = Game.from_dict(state)
-        r = state["rules"]
-        seating = profiles.seating(prof, r["players"], r["pits"])
-        assert _settles(frames, prof, seating, state)
+        assert _settles(frames, prof, state)
         if cut:
-            _play(board, game, rng, frames, prof, seating, moves=8)
-            board.close()  # the power cut, right after an acknowledged move
+            _play(board, game, rng, frames, prof, moves=8)
+            board.kill()  # the power cut, right after an acknowledged move
             # The acknowledged game is in the flash sector the harness takes for nvm.
             assert _saved_in_nvm(tmp_path / "flash" / rp2040.FLASH_FILE) == game.to_dict()
-            board = circuitpython_board(tmp_path / "flash", profile, frames)
-            assert board.event("boot")["resumed"] is True
+            board = circuitpython_board(tmp_path / "flash", profile, frames=True)
+            assert board.boot["resumed"] is True
             assert board.ok("state")["state"] == game.to_dict()
-        _play(board, game, rng, frames, prof, seating, rings=cut)
+        _play(board, game, rng, frames, prof, rings=cut)
         assert game.over and board.ok("state")["state"]["places"] == game.to_dict()["places"]
         memory = board.ok("diag", action="memory")
         print("CircuitPython, %s after a game: free %d, min_free %d"
@@ -454,30 +344,30 @@ def test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game(tmp
     Ctrl-C goes once the game is in its loop (CircuitPython flushes what it has received
     with a Ctrl-C, so a key sent with it would be lost), the key once the board asks for it."""
     trace = tmp_path / "trace.jsonl"
-    board = circuitpython_board(tmp_path / "flash", trace=trace)
+    board = circuitpython_board(tmp_path / "flash", trace=str(trace))
     try:
-        assert board.event("boot")["board"] == "duo"
+        assert board.boot["board"] == "duo"
         board.ok("hello")  # in the main loop: the watchdog has been fed, so it runs
         at = board.mark()
-        board.write(b"\x03")
+        board.send_raw(b"\x03")
         board.until(b"Press any key to enter the REPL", at)
         at = board.mark()
-        board.write(b"\r")
+        board.send_raw(b"\r")
         board.until(b">>> ", at)
         at = board.mark()
-        board.write(b"\x01")  # the raw REPL, as mpremote uses it
+        board.send_raw(b"\x01")  # the raw REPL, as mpremote uses it
         board.until(b"raw REPL; CTRL-B to exit\r\n>", at)
         at = board.mark()
-        board.write(b"import time\r\ntime.sleep(10)\r\nprint('slept')\x04")
+        board.send_raw(b"import time\r\ntime.sleep(10)\r\nprint('slept')\x04")
         answer = board.until(b"\x04>", at)
         assert answer == b"OKslept\r\n\x04\x04>", answer
         at = board.mark()
-        board.write(b"\x02")  # back to the friendly REPL
+        board.send_raw(b"\x02")  # back to the friendly REPL
         board.until(b">>> ", at)
         at = board.mark()
-        board.write(b"\x04")  # Ctrl-D: CircuitPython runs code.py again
+        board.send_raw(b"\x04")  # Ctrl-D: CircuitPython runs code.py again
         board.until(b'"event": "boot"', at)
-        boot = board.event("boot")
+        boot = board.wait_event("boot")
         assert boot["board"] == "duo", boot
         board.ok("hello")
         assert not [line for line in _trace(trace) if line.get("kind") == "reset"]
@@ -506,11 +396,11 @@ def test_the_watchdog_resets_a_board_whose_loop_stops_feeding_it(tmp_path):
     main = tmp_path / "code.py"
     main.write_bytes(WATCHDOG_MAIN)
     trace = tmp_path / "trace.jsonl"
-    board = circuitpython_board(tmp_path / "flash", trace=trace, main=main)
+    board = circuitpython_board(tmp_path / "flash", trace=str(trace), main=str(main))
     try:
-        board.until(b"fed", 0)
+        board.until(b"fed")
         resets = wait_for("the watchdog's reset", lambda: [
-            line for line in _trace(trace) if line.get("kind") == "reset"], TIMEOUT)
+            line for line in _trace(trace) if line.get("kind") == "reset"], board.timeout)
         assert resets[0]["cause"] == "watchdog", resets
         assert b"not reset" not in board.raw
     finally:

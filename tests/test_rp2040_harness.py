@@ -9,14 +9,13 @@ import json
 import os
 import queue
 import shutil
-import signal
 import subprocess
-import sys
 import threading
 
 import pytest
 
 import firmware_image
+from boardsim import Board, read_back
 from conftest import ROOT
 from test_sim_helpers import one_sentence
 
@@ -85,7 +84,7 @@ def test_a_flash_file_of_the_wrong_size_is_refused_not_erased(tmp_path):
     flash = tmp_path / rp2040.FLASH_FILE
     flash.write_bytes(b"precious" * 100)
     with pytest.raises(launcher.UsageError, match="is not a Pico flash image"):
-        rp2040.prepare_flash(str(flash), {"main.py": b"pass\n"})
+        rp2040.prepare_flash(str(flash), rp2040.littlefs_image({"main.py": b"pass\n"}))
     assert flash.read_bytes() == b"precious" * 100
 
 
@@ -97,7 +96,7 @@ def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
     assert all(p.endswith(".mpy") for p in files if p.startswith("lib/"))
     assert files["lib/mancala/__init__.mpy"][:1] == b"M"  # a .mpy, compiled for the Pico
     flash = tmp_path / "flash.bin"
-    rp2040.prepare_flash(str(flash), files)
+    rp2040.prepare_flash(str(flash), rp2040.littlefs_image(files))
     data = flash.read_bytes()
     assert len(data) == rp2040.FLASH_SIZE
     assert data[:rp2040.FS_OFFSET] == b"\xff" * rp2040.FS_OFFSET
@@ -105,7 +104,7 @@ def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
     with fs.open("lib/mancala/__init__.mpy", "rb") as f:
         assert f.read() == files["lib/mancala/__init__.mpy"]
     # A restart with the same files leaves the flash exactly as it was.
-    rp2040.prepare_flash(str(flash), files)
+    rp2040.prepare_flash(str(flash), rp2040.littlefs_image(files))
     assert flash.read_bytes() == data
     # A changed file is rewritten, the rest of the filesystem kept.
     with fs.open("saved.json", "wb") as f:
@@ -115,7 +114,7 @@ def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
     data[rp2040.FS_OFFSET:] = fs.context.buffer
     flash.write_bytes(bytes(data))
     changed = dict(files, **{"main.py": b"print('changed')\n"})
-    rp2040.prepare_flash(str(flash), changed)
+    rp2040.prepare_flash(str(flash), rp2040.littlefs_image(changed))
     fs = rp2040._littlefs(flash.read_bytes()[rp2040.FS_OFFSET:])
     with fs.open("main.py", "rb") as f:
         assert f.read() == b"print('changed')\n"
@@ -124,130 +123,38 @@ def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
 
 
 # ------------------------------------------------------------------ the emulated board
-class Pico:
-    """`mancala-board sim --target rp2040 --stdio` as a child process, JSON lines both ways."""
-
-    def __init__(self, flash, *args, trace=None):
-        argv = [sys.executable, "-m", "mancala_host.cli", "sim", "--target", "rp2040",
-                "--stdio", "--flash", str(flash)] + list(args)
-        if trace:
-            argv += ["--trace", str(trace)]
-        env = dict(os.environ)
-        env.setdefault(rp2040.MIRROR_ENV, MIRROR)
-        self.stderr = open(os.path.join(str(flash) + ".stderr"), "ab")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, env=env, cwd=ROOT, bufsize=0)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self._id = 0
-
-    def _read(self):
-        for raw in iter(self.proc.stdout.readline, b""):
-            self.lines.put(raw)
-        self.lines.put(None)
-
-    def next(self):
-        raw = self.lines.get(timeout=TIMEOUT)
-        assert raw is not None, "the emulated Pico ended"
-        return json.loads(raw)
-
-    def wait_event(self, name):
-        while True:
-            msg = self.next()
-            if msg.get("event") == name:
-                return msg
-
-    def request(self, cmd, **args):
-        self._id += 1
-        msg = dict(args, id=self._id, cmd=cmd)
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        while True:
-            answer = self.next()
-            if answer.get("id") == self._id:
-                return answer
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-        self.stderr.close()
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
-
-
-@pytest.fixture
-def pico(tmp_path):
-    boards = []
-
-    def start(*args, trace=None, flash=None):
-        board = Pico(flash or tmp_path / "flash", *args, trace=trace)
-        boards.append(board)
-        return board
-    yield start
-    for board in boards:
-        board.close()
-
-
 def trace_lines(path):
     with open(path) as f:
         return [json.loads(line) for line in f]
 
 
-def read_back(frames_path, prof, state):
-    """(pits, stores) as the last frame of each chain shows them (the firmware's reader)."""
-    from mancala_fw import profile as profiles
-    from mancala_fw.display.reader import read_counts
-
-    index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
-    chains = [bytearray(leds * 3) for _, leds in prof.chains]
-    with open(frames_path) as f:
-        for line in f:
-            if line.endswith("\n"):
-                msg = json.loads(line)
-                chains[index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
-    r = state["rules"]
-    seating = profiles.seating(prof, r["players"], r["pits"])
-    counts = dict(zip(prof.positions, read_counts(chains, [prof.ring[p] for p in prof.positions])))
-    pits = [[counts[seating.position(s, p)] for p in range(1, seating.pits + 1)]
-            for s in range(seating.players)]
-    return pits, [counts[seating.store(s)] for s in range(seating.players)]
-
-
 @needs_emulator
 @pytest.mark.parametrize("way", ["deploy", "image"])
 @pytest.mark.parametrize("name", ["duo", "quad"])
-def test_the_board_boots_answers_and_its_scan_finds_every_chip(pico, tmp_path, monkeypatch, name, way):
+def test_the_board_boots_answers_and_its_scan_finds_every_chip(tmp_path, name, way):
     """Both ways a board is made: the stock image with deploy's files, and the firmware image
     (make firmware) with only the profile on its flash."""
     from mancala_fw import profile as profiles
 
     prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", name + ".json"))
     trace = tmp_path / "trace.jsonl"
-    frames = tmp_path / "frames.jsonl"
-    monkeypatch.setenv("MANCALA_SIM_FRAMES", str(frames))
-    image = ["--image", firmware_image.image()] if way == "image" else []
-    board = pico("--profile", name, *image, trace=trace)
-    assert board.wait_event("boot")["board"] == name
-    hello = board.request("hello")
-    assert hello["ok"] and hello["board"] == name
-    scan = board.request("diag", action="scan")
-    assert scan["ok"] and scan["missing"] == [] and set(scan["expected"]) <= set(scan["found"])
-    assert board.request("diag", action="stop")["ok"]
-    if name == "duo":
-        state = board.request("press", pit=3)["state"]
-        # The animation ends on the new state; its last frames read back to it.
-        for _ in range(200):
-            if read_back(str(frames), prof, state) == (state["pits"], state["stores"]):
-                break
-            threading.Event().wait(0.1)
-        assert read_back(str(frames), prof, state) == (state["pits"], state["stores"])
+    image = firmware_image.image() if way == "image" else None
+    with Board(name, flash=str(tmp_path / "flash"), target="rp2040", image=image, frames=True,
+               trace=str(trace)) as board:
+        assert board.boot["board"] == name
+        hello = board.request("hello")
+        assert hello["ok"] and hello["board"] == name
+        scan = board.request("diag", action="scan")
+        assert scan["ok"] and scan["missing"] == [] and set(scan["expected"]) <= set(scan["found"])
+        assert board.request("diag", action="stop")["ok"]
+        if name == "duo":
+            state = board.request("press", pit=3)["state"]
+            # The animation ends on the new state; its last frames read back to it.
+            for _ in range(200):
+                if read_back(board.frames_path, prof, state) == (state["pits"], state["stores"]):
+                    break
+                threading.Event().wait(0.1)
+            assert read_back(board.frames_path, prof, state) == (state["pits"], state["stores"])
     lines = trace_lines(trace)
     said = [(line["kind"], line.get("line", "")) for line in lines]
     hello_in = [i for i, (k, text) in enumerate(said) if k == "serial_in" and '"hello"' in text]
@@ -270,7 +177,7 @@ class Chip:
         if fresh:
             on_flash = {name: text.encode() for name, text in dict(files).items()}
             on_flash["main.py"] = main_py.encode()
-            rp2040.prepare_flash(self.flash, on_flash)
+            rp2040.prepare_flash(self.flash, rp2040.littlefs_image(on_flash))
         self.touch = os.path.join(folder, "touch.txt")
         self.trace = os.path.join(folder, "trace.jsonl")
         self.frames = os.path.join(folder, "frames.jsonl")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import sys
 
+from .deploy import sources
 from .errors import BoardError
 
 ENTRY = "code.py"
-NOT_ON_BOARD = ("manifest.py",)  # freezing manifests: build input, not code
 NEOPIXEL = "neopixel.py"
 LIB_DIR_ENV = "MANCALA_CIRCUITPY_LIB"
 
@@ -52,16 +52,9 @@ def board_files(firmware: str, profile: str) -> dict[str, bytes]:
         raise BoardError("%s has no %s: it is not the firmware folder." % (firmware, ENTRY))
     with open(entry, "rb") as f:
         files[ENTRY] = f.read()
-    lib = os.path.join(firmware, "lib")
-    for dirpath, dirnames, filenames in os.walk(lib):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if not name.endswith(".py") or name in NOT_ON_BOARD:
-                continue
-            src = os.path.join(dirpath, name)
-            rel = "lib/" + os.path.relpath(src, lib).replace(os.sep, "/")
-            with open(src, "rb") as f:
-                files[rel] = without_native(f.read())
+    for src, rel in sources(os.path.join(firmware, "lib")):
+        with open(src, "rb") as f:
+            files["lib/" + rel] = without_native(f.read())
     neopixel = os.path.join(library_dir(), NEOPIXEL)
     if not os.path.isfile(neopixel):
         raise BoardError("Adafruit's %s is not installed (looked in %s): run 'make venv'."

@@ -74,6 +74,17 @@ def profile_path(name: str, root: str) -> str:
     return path
 
 
+def sources(folder: str):
+    """(path, path relative to folder with '/') of each .py file under folder that goes onto a
+    board, in a fixed order: no __pycache__, no freezing manifests."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py") and name not in NOT_FIRMWARE:
+                src = os.path.join(dirpath, name)
+                yield src, os.path.relpath(src, folder).replace(os.sep, "/")
+
+
 def stage(firmware: str, build: str, profile: str,
           compiler: str | None = None) -> list[tuple[str, bool]]:
     """Compile and collect the board's files under `build`; returns [(relative path, compiled)]."""
@@ -84,28 +95,22 @@ def stage(firmware: str, build: str, profile: str,
     except (OSError, ValueError):
         manifest = {}
     files = []
-    for dirpath, dirnames, filenames in os.walk(firmware):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if not name.endswith(".py") or name in NOT_FIRMWARE:
-                continue
-            src = os.path.join(dirpath, name)
-            rel = os.path.relpath(src, firmware).replace(os.sep, "/")
-            if rel in CIRCUITPYTHON_ONLY:
-                continue
-            keep = rel in KEEP_SOURCE
-            out_rel = rel if keep else rel[:-3] + ".mpy"
-            out = os.path.join(build, out_rel)
-            digest = _sha(src)
-            fresh = manifest.get(rel) == digest and os.path.exists(out)
-            if not fresh:
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                if keep:
-                    shutil.copyfile(src, out)
-                else:
-                    _compile(compiler or find_tool("mpy-cross"), src, out, rel)
-                manifest[rel] = digest
-            files.append((out_rel, not keep))
+    for src, rel in sources(firmware):
+        if rel in CIRCUITPYTHON_ONLY:
+            continue
+        keep = rel in KEEP_SOURCE
+        out_rel = rel if keep else rel[:-3] + ".mpy"
+        out = os.path.join(build, out_rel)
+        digest = _sha(src)
+        fresh = manifest.get(rel) == digest and os.path.exists(out)
+        if not fresh:
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            if keep:
+                shutil.copyfile(src, out)
+            else:
+                _compile(compiler or find_tool("mpy-cross"), src, out, rel)
+            manifest[rel] = digest
+        files.append((out_rel, not keep))
     os.makedirs(build, exist_ok=True)
     shutil.copyfile(profile, os.path.join(build, "profile.json"))
     files.append(("profile.json", False))

@@ -83,50 +83,31 @@ def _put(fs, files):
     return written
 
 
-def prepare_flash(path: str, files: dict[str, bytes], flash_size: int) -> None:
-    """Make sure path holds the board's flash with these files on CIRCUITPY.
-
-    A new flash gets a fresh drive with the files (none: left erased, and CircuitPython
-    formats it at its first boot). An existing one keeps everything, the saves in nvm
-    included; only files that differ are rewritten. A drive that does not read as FAT is
-    left alone (CircuitPython will format it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        image = os.path.join(tmp, "circuitpy.img")
-        if not os.path.exists(path):
-            flash = bytearray(b"\xff") * flash_size
-            if files:
-                _new_fat(image)
-                fs = _fat(image)
-                try:
-                    _put(fs, files)
-                finally:
-                    fs.close()
-                with open(image, "rb") as f:
-                    flash[FS_OFFSET:FS_OFFSET + FS_SIZE] = f.read()
-            with open(path + ".new", "wb") as f:
-                f.write(flash)
-            os.replace(path + ".new", path)
-            return
-        size = os.path.getsize(path)
-        if size != flash_size:
-            raise UsageError("%s is not a Pico flash image (%d bytes, not %d): remove it to "
-                             "start with a new one" % (path, size, flash_size))
+def fat_image(files: dict[str, bytes]):
+    """rp2040.prepare_flash's image for CIRCUITPY holding files: a new drive with the files
+    (none: left erased, and CircuitPython formats it at its first boot), else the drive as it
+    is with only the files that differ rewritten; a drive that does not read as FAT is left
+    alone (CircuitPython will format it)."""
+    def image(region):
         if not files:
-            return
-        with open(path, "r+b") as f:
-            f.seek(FS_OFFSET)
-            region = f.read(FS_SIZE)
-            with open(image, "wb") as g:
-                g.write(region)
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "circuitpy.img")
+            if region is None:
+                _new_fat(path)
+            else:
+                with open(path, "wb") as f:
+                    f.write(region)
             try:
-                fs = _fat(image)
+                fs = _fat(path)
             except Exception:  # not (yet) a FAT drive: the board formats it
-                return
+                return None
             try:
                 written = _put(fs, files)
             finally:
                 fs.close()
-            if written:
-                with open(image, "rb") as g:
-                    f.seek(FS_OFFSET)
-                    f.write(g.read())
+            if not written and region is not None:
+                return None
+            with open(path, "rb") as f:
+                return f.read()
+    return image

@@ -133,12 +133,6 @@ def circuitpython_files(root, profile_path, main_py):
     return files
 
 
-def circuitpython_flash(path, files):
-    from .circuitpy_flash import prepare_flash as prepare
-
-    prepare(path, files, FLASH_SIZE)
-
-
 def _littlefs(buffer=None):
     from littlefs import LittleFS, LittleFSError  # noqa: F401  (PyPI littlefs-python)
 
@@ -170,19 +164,44 @@ def _put(fs, files):
     return written
 
 
-def prepare_flash(path, files):
-    """Make sure path holds the board's flash with these files in its filesystem.
-
-    A new flash is erased with a fresh filesystem holding the files (none: left erased, and
-    MicroPython formats it at its first boot, as on a new Pico). An existing one keeps
-    everything; only files that differ are rewritten. A filesystem that does not mount is
-    left alone (the board will format it, as a Pico does)."""
-    if not os.path.exists(path):
-        flash = bytearray(b"\xff") * FLASH_SIZE
-        if files:
+def littlefs_image(files):
+    """prepare_flash's image for MicroPython's littlefs holding files ({path: bytes})."""
+    def image(region):
+        if not files:
+            return None
+        if region is None:
             fs = _littlefs()
             _put(fs, files)
-            flash[FS_OFFSET:] = fs.context.buffer
+            return fs.context.buffer
+        try:
+            fs = _littlefs(region)
+        except Exception:  # not a filesystem (yet): the board formats it, as a Pico does
+            return None
+        if not _put(fs, files):
+            return None
+        fs.unmount()
+        return fs.context.buffer
+    return image
+
+
+def prepare_flash(path, image, fs_offset=FS_OFFSET, fs_bytes=FS_BLOCK * FS_BLOCKS):
+    """Make sure path holds the board's flash, with image's filesystem at fs_offset.
+
+    image(region) gives the filesystem's fs_bytes, or None to leave the flash as it is:
+    region is None for a new flash (then None leaves the filesystem erased, and the firmware
+    formats it at its first boot, as on a new Pico), else the region as the flash holds it
+    (None: nothing to change, or not a filesystem image() can read). A new flash is written
+    whole and renamed into place; an existing one keeps everything else (the saves, the
+    other files), has only its filesystem region rewritten, in place, and is refused if it
+    is not a Pico's size. image may also be the files ({path: bytes}) for MicroPython's
+    littlefs."""
+    if isinstance(image, dict):
+        image = littlefs_image(image)
+    if not os.path.exists(path):
+        flash = bytearray(b"\xff") * FLASH_SIZE
+        fs = image(None)
+        if fs is not None:
+            flash[fs_offset:fs_offset + fs_bytes] = fs
         with open(path + ".new", "wb") as f:
             f.write(flash)
         os.replace(path + ".new", path)
@@ -191,19 +210,12 @@ def prepare_flash(path, files):
     if size != FLASH_SIZE:
         raise UsageError("%s is not a Pico flash image (%d bytes, not %d): remove it to start "
                          "with a new one" % (path, size, FLASH_SIZE))
-    if not files:
-        return
     with open(path, "r+b") as f:
-        f.seek(FS_OFFSET)
-        region = f.read(FS_BLOCK * FS_BLOCKS)
-        try:
-            fs = _littlefs(region)
-        except Exception:
-            return
-        if _put(fs, files):
-            fs.unmount()
-            f.seek(FS_OFFSET)
-            f.write(fs.context.buffer)
+        f.seek(fs_offset)
+        fs = image(f.read(fs_bytes))
+        if fs is not None:
+            f.seek(fs_offset)
+            f.write(fs)
 
 
 class Rp2040Setup:
@@ -234,20 +246,22 @@ class Rp2040Setup:
         # A CircuitPython image runs the CircuitPython edition from its CIRCUITPY drive.
         from .circuitpy_flash import image_kind
         self.kind = image_kind(image) if args.image else "micropython"
-        prepare = prepare_flash
         if self.kind == "circuitpython":
+            from . import circuitpy_flash as cp
             files = {} if args.blank else circuitpython_files(root, profile_path, main_py)
-            prepare = circuitpython_flash
-        elif args.blank:
-            files = {}
-        elif args.image:
-            with open(profile_path, "rb") as f:
-                files = {"profile.json": f.read()}  # the image brings the code
+            filesystem, region = cp.fat_image(files), (cp.FS_OFFSET, cp.FS_SIZE)
         else:
-            files = deploy_files(root, profile_path, main_py)
+            if args.blank:
+                files = {}
+            elif args.image:
+                with open(profile_path, "rb") as f:
+                    files = {"profile.json": f.read()}  # the image brings the code
+            else:
+                files = deploy_files(root, profile_path, main_py)
+            filesystem, region = littlefs_image(files), (FS_OFFSET, FS_BLOCK * FS_BLOCKS)
         flash_file = os.path.join(self.flash, FLASH_FILE)
         try:
-            prepare(flash_file, files)
+            prepare_flash(flash_file, filesystem, *region)
         except OSError as e:
             raise UsageError("cannot write the board's flash %s: %s" % (flash_file, e.strerror or e))
         env = dict(os.environ)
