@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import Iterator
 
 from .errors import BoardError
 
@@ -74,7 +75,7 @@ def profile_path(name: str, root: str) -> str:
     return path
 
 
-def sources(folder: str):
+def sources(folder: str) -> Iterator[tuple[str, str]]:
     """(path, path relative to folder with '/') of each .py file under folder that goes onto a
     board, in a fixed order: no __pycache__, no freezing manifests."""
     for dirpath, dirnames, filenames in os.walk(folder):

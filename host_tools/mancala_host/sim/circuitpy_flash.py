@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import struct
 import tempfile
+from typing import Callable
 
 from .launcher import UsageError
 
@@ -83,7 +84,7 @@ def _put(fs, files):
     return written
 
 
-def fat_image(files: dict[str, bytes]):
+def fat_image(files: dict[str, bytes]) -> Callable[[bytes | None], bytes | None]:
     """rp2040.prepare_flash's image for CIRCUITPY holding files: a new drive with the files
     (none: left erased, and CircuitPython formats it at its first boot), else the drive as it
     is with only the files that differ rewritten; a drive that does not read as FAT is left
