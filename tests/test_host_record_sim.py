@@ -3,6 +3,7 @@ pty: Ctrl-C in the middle of a game keeps that game (unfinished), so the next co
 tutorial, `replay class.jsonl`, works; demo games are recorded with CPU seats and differ.
 """
 
+import contextlib
 import json
 import signal
 import subprocess
@@ -28,9 +29,28 @@ def _stop(proc):
         proc.wait()
 
 
+@contextlib.contextmanager
+def _as_from_a_terminal():
+    """Ctrl-C and hang-up at their defaults in a program started now, as a shell at a terminal
+    starts it. A program inherits an ignored signal across exec, and the test run may be
+    ignoring both: run in the background of a script (`make test &` ignores Ctrl-C) or under
+    nohup. A record started so would never see the test's Ctrl-C, as it never sees the
+    terminal's. Caught (by a no-op) rather than ignored here while the program starts, they
+    reach it at their defaults; this process goes on ignoring them."""
+    ignored = [s for s in (signal.SIGINT, signal.SIGHUP) if signal.getsignal(s) == signal.SIG_IGN]
+    old = dict((s, signal.signal(s, lambda signum, frame: None)) for s in ignored)
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
 def _record(link, log, *more):
-    proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", link, "record", "--out", log]
-                            + list(more), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with _as_from_a_terminal():
+        proc = subprocess.Popen([sys.executable, "-m", "mancala_host", "--port", link, "record", "--out", log]
+                                + list(more), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
     lines = [proc.stdout.readline()]
     while not lines[-1].startswith("Recording games from"):
         assert lines[-1], "record stopped: %s %s" % (lines, proc.stderr.read())

@@ -13,11 +13,12 @@ level.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import gamelog
 from .errors import BoardError
@@ -56,10 +57,14 @@ class GameTracker:
     # -- set-up and resync ----------------------------------------------------------------
     def attach(self, client: Client) -> None:
         """Take the board's identity, config and game after (re)connecting."""
-        hello = client.hello_answer or {}
+        self.take(client.hello_answer, *_ask(client))
+
+    def take(self, hello: dict[str, Any] | None, config: dict[str, Any],
+             answer: dict[str, Any]) -> None:
+        """Take the board's hello, config and `state` answer, as `attach` asks for them."""
+        hello = hello or {}
         self.board = {"profile": hello.get("board"), "firmware": hello.get("firmware")}
-        self.config = client.request("get_config").get("config") or {}
-        answer = client.request("state")
+        self.config = config
         self.demo = answer.get("demo") is True
         self.check(answer, "The board is back")
 
@@ -247,76 +252,157 @@ def _connect(args):
     return open_client(args.port, args.timeout)
 
 
-def _reconnect(args, tracker, why):
-    n = tracker.in_progress
-    tracker.say("%s Waiting for it to come back%s; stop with Ctrl-C." % (
-        why, "; the game in progress (%d move(s)) is kept" % n if n is not None else ""))
-    since = time.monotonic()
-    while True:
-        if args.reconnect_timeout and time.monotonic() - since > args.reconnect_timeout:
-            raise BoardError("The board stayed away for %g s; %d game(s) were written to %s." % (
-                args.reconnect_timeout, tracker.written, tracker.out))
+def _ask(client):
+    """The board's config and its `state` answer, for GameTracker.take."""
+    config = client.request("get_config").get("config") or {}
+    return config, client.request("state")
+
+
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # Ctrl-C, kill, the terminal window closed
+
+
+class _Stop:
+    """Ctrl-C, SIGTERM and SIGHUP stop record, so the game under way is still written.
+
+    A stop ends record at once while it waits on the board (a read, a request, a reconnect).
+    One that comes while record takes in what the board said is held until that is done, so it
+    never lands between the engine's move and the log's, or between writing a game and noting
+    it written (the game would be written twice, or not replay). A signal that was ignored when
+    record started (`nohup`, or `&` in a script, which ignores Ctrl-C) stays ignored, as the
+    one who started it asked. Off the main thread, where signals never arrive, nothing is set.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._waiting = False
+        self._old: dict[int, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in STOP_SIGNALS:
+            signum = getattr(signal, name, None)  # Windows has no SIGHUP
+            if signum is not None and signal.getsignal(signum) != signal.SIG_IGN:
+                self._old[signum] = signal.signal(signum, self._arrived)
+
+    def _arrived(self, signum, frame):
+        self.requested = True
+        if self._waiting:
+            raise KeyboardInterrupt()
+
+    @contextlib.contextmanager
+    def waiting(self) -> Iterator[None]:
+        """Around a wait on the board: a stop, now or held from before, ends it."""
+        self._waiting = True
         try:
-            client = _connect(args)
-            tracker.attach(client)
-            return client
-        except BoardError:
-            time.sleep(0.3)
+            if self.requested:
+                raise KeyboardInterrupt()
+            yield
+        finally:
+            self._waiting = False
+
+    def restore(self) -> None:
+        for signum, handler in self._old.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        self._old = {}
 
 
-def _stop_on_hangup():
-    """SIGTERM and SIGHUP (the terminal window closed) stop record as Ctrl-C does, so the game
-    under way is still written. Returns the handlers to put back (none off the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
+class _Line:
+    """record's line to the board: opened, reopened when the board comes back, and asked for
+    its state at a stop. `client` is None while the board is away."""
 
-    def stop(signum, frame):
-        raise KeyboardInterrupt()
-    return dict((s, signal.signal(s, stop)) for s in (signal.SIGTERM, signal.SIGHUP))
+    def __init__(self, args: argparse.Namespace, tracker: GameTracker, stop: _Stop) -> None:
+        self.args, self.tracker, self.stop = args, tracker, stop
+        self.client: Client | None = None
 
+    def open(self) -> Client:
+        """Open the board and take in its identity, config and game (BoardError if it is not
+        there). A stop ends the wait; the client is kept from the moment it opened, for the
+        catch-up."""
+        with self.stop.waiting():
+            self.client = client = _connect(self.args)
+            config, answer = _ask(client)
+        self.tracker.take(client.hello_answer, config, answer)
+        return client
 
-def _catch_up(client, tracker):
-    """At Ctrl-C: take in the events the board sent before it, so a move made on the pads just
-    before the stop is kept. The board answers `state` after every line it sent before the
-    request, so the events still on the way arrive first; the state then settles the rest."""
-    try:
-        answer = client.request("state", timeout=2.0)
+    def close(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            client.close()
+
+    def reopen(self, why: str) -> Client:
+        """Wait for the board to come back after the line went away, keeping the game."""
+        self.close()
+        tracker, limit = self.tracker, self.args.reconnect_timeout
+        n = tracker.in_progress
+        tracker.say("%s Waiting for it to come back%s; stop with Ctrl-C." % (
+            why, "; the game in progress (%d move(s)) is kept" % n if n is not None else ""))
+        since = time.monotonic()
         while True:
-            ev = client.next_event(0)
-            if ev is None:
-                break
-            tracker.on_event(ev)
-        tracker.check(answer, "The board's state moved on")
-    except (BoardError, KeyboardInterrupt):
-        pass  # gone, or a second Ctrl-C: the game is written as far as the events went
+            if limit and time.monotonic() - since > limit:
+                raise BoardError("The board stayed away for %g s; %d game(s) were written to %s."
+                                 % (limit, tracker.written, tracker.out))
+            try:
+                return self.open()
+            except BoardError:
+                self.close()
+                with self.stop.waiting():
+                    time.sleep(0.3)
 
-
-def run(args: argparse.Namespace, tracker: GameTracker | None = None) -> int:
-    tracker = tracker or GameTracker(args.out)
-    client = _connect(args)
-    old = _stop_on_hangup()
-    try:
-        tracker.attach(client)
+    def follow(self) -> None:
+        """Take in the board's events until --games games are written; KeyboardInterrupt at a
+        stop. Silence for HEARTBEAT_S asks the board for its state: still there? an event lost?"""
+        args, tracker, stop = self.args, self.tracker, self.stop
+        client = self.open()
         tracker.say("Recording games from %s to %s; stop with Ctrl-C." % (client.name, args.out))
         quiet_since = time.monotonic()
         while not (args.games and tracker.written >= args.games):
             ev = beat = None
             try:
-                ev = client.next_event(0.5)
-                if ev is None and time.monotonic() - quiet_since > HEARTBEAT_S:
-                    beat = client.request("state", timeout=2.0)  # still there? an event lost?
-                    quiet_since = time.monotonic()
+                with stop.waiting():
+                    ev = client.next_event(0.5)
+                    if ev is None and time.monotonic() - quiet_since > HEARTBEAT_S:
+                        beat = client.request("state")
+                        quiet_since = time.monotonic()
             except BoardError as exc:  # PortLost, or silence on the heartbeat
-                client.close()
-                client = _reconnect(args, tracker, str(exc))
+                client = self.reopen(str(exc))
                 quiet_since = time.monotonic()
             if beat is not None:
                 tracker.check(beat, "The board's state moved on")
             if ev is not None:
                 quiet_since = time.monotonic()
                 tracker.on_event(ev)
+
+    def catch_up(self) -> None:
+        """At a stop: take in the events the board sent before it, so a move made on the pads
+        just before the stop is kept. The board answers `state` after every line it sent before
+        the request, so the events still on the way arrive first; the state then settles the
+        rest. A second stop ends the wait; the events read by then are still taken in."""
+        client = self.client
+        if client is None:  # the board is away: the game is written as far as the events went
+            return
+        self.stop.requested = False
+        answer = None
+        try:
+            with self.stop.waiting():
+                answer = client.request("state")
+        except (BoardError, KeyboardInterrupt):
+            pass
+        while True:
+            ev = client.next_event(0)
+            if ev is None:
+                break
+            self.tracker.on_event(ev)
+        if answer is not None:
+            self.tracker.check(answer, "The board's state moved on")
+
+
+def run(args: argparse.Namespace, tracker: GameTracker | None = None) -> int:
+    tracker = tracker or GameTracker(args.out)
+    stop = _Stop()
+    line = _Line(args, tracker, stop)
+    try:
+        line.follow()
     except KeyboardInterrupt:
-        _catch_up(client, tracker)
+        line.catch_up()
         tracker.close_unfinished()
         tracker.say("Stopped: %d game(s) written to %s%s." % (
             tracker.written, args.out,
@@ -325,9 +411,7 @@ def run(args: argparse.Namespace, tracker: GameTracker | None = None) -> int:
         tracker.close_unfinished()
         raise
     finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-        client.close()
+        stop.restore()
+        line.close()
     sys.stdout.flush()
     return 0
-
