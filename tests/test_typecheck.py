@@ -27,9 +27,6 @@ FIRMWARE_PACKAGES = ("mancala", "drivers", "mancala_fw")
 HOST_TOOLS = os.path.join(ROOT, "host_tools")
 HOST = os.path.join(HOST_TOOLS, "mancala_host")
 FAKES = os.path.join(HOST, "sim", "fakes")
-# Host modules whose public functions have no type hints yet (mypy still checks their bodies).
-# The list only shrinks: a module that gets its hints must leave it.
-HINTS_PENDING = {"sim/rp2040.py"}
 
 
 def check_firmware(lib=FIRMWARE_LIB):
@@ -125,11 +122,8 @@ def test_the_host_tools_public_functions_have_type_hints():
     modules = host_modules()
     assert "client.py" in modules and "sim/view.py" in modules
     missing = ["%s: %s" % (rel, ", ".join(unhinted(path))) for rel, path in modules.items()
-               if rel not in HINTS_PENDING and unhinted(path)]
+               if unhinted(path)]
     assert not missing, "public functions need type hints: " + "; ".join(missing)
-    done = sorted(rel for rel in HINTS_PENDING if rel in modules and not unhinted(modules[rel]))
-    assert not done, "these have all their hints now: take them off HINTS_PENDING: %s" % done
-    assert HINTS_PENDING <= set(modules), HINTS_PENDING - set(modules)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,15 @@ firmware/lib compiled by `mpy-cross -march=armv6m`, main.py, profile.json. docs/
   differ from the source are rewritten in its filesystem, as a deploy would; nothing else in
   it is touched.
 """
+from __future__ import annotations
+
+import argparse
 import fcntl
 import hashlib
 import json
 import os
 import shutil
+from typing import Callable, Dict, Optional
 
 from .launcher import UsageError
 
@@ -37,8 +41,14 @@ FS_PROG = 256   # rp2's _boot.py mounts with progsize=256
 FS_READ = 32    # MicroPython's VfsLfs2 defaults
 FS_LOOKAHEAD = 32
 
+# A filesystem for prepare_flash: given the flash's filesystem region (None for a new flash),
+# the region to write there, or None to leave it as it is.
+FlashImage = Callable[[Optional[bytes]], Optional[bytes]]
+# {path on the board: bytes}
+BoardFiles = Dict[str, bytes]
 
-def mirror(root):
+
+def mirror(root: str) -> str:
     """The folder holding the RP2040 images: MANCALA_RP2_MIRROR, else build/rp2/."""
     return os.environ.get(MIRROR_ENV) or os.path.join(root, "build", "rp2")
 
@@ -51,7 +61,7 @@ def _sha256(path):
     return h.hexdigest()
 
 
-def checked(folder, name):
+def checked(folder: str, name: str) -> str:
     """Path of folder/name after checking it against folder/SHA256SUMS; UsageError if not."""
     path = os.path.join(folder, name)
     sums = os.path.join(folder, "SHA256SUMS")
@@ -71,7 +81,7 @@ def checked(folder, name):
     return path
 
 
-def find_node():
+def find_node() -> str:
     node = shutil.which("node")
     if node is None:
         raise UsageError("the emulated Pico needs Node.js (node): run `make rp2040` to install it")
@@ -93,7 +103,7 @@ def _i2c_args(profile_path):
         raise UsageError("cannot read the i2c bus (id, sda, scl) from %s" % profile_path)
 
 
-def deploy_files(root, profile_path, main_py):
+def deploy_files(root: str, profile_path: str, main_py: str | None) -> BoardFiles:
     """{path on the board: bytes}: what `make deploy` puts on a Pico (deploy.stage)."""
     from .. import deploy
     from ..errors import BoardError
@@ -118,7 +128,7 @@ def deploy_files(root, profile_path, main_py):
     return files
 
 
-def circuitpython_files(root, profile_path, main_py):
+def circuitpython_files(root: str, profile_path: str, main_py: str | None) -> BoardFiles:
     """{path on CIRCUITPY: bytes}: what `deploy --circuitpython` copies onto the drive."""
     from ..circuitpy import board_files, ENTRY
     from ..errors import BoardError
@@ -164,7 +174,7 @@ def _put(fs, files):
     return written
 
 
-def littlefs_image(files):
+def littlefs_image(files: BoardFiles) -> FlashImage:
     """prepare_flash's image for MicroPython's littlefs holding files ({path: bytes})."""
     def image(region):
         if not files:
@@ -184,7 +194,8 @@ def littlefs_image(files):
     return image
 
 
-def prepare_flash(path, image, fs_offset=FS_OFFSET, fs_bytes=FS_BLOCK * FS_BLOCKS):
+def prepare_flash(path: str, image: FlashImage | BoardFiles, fs_offset: int = FS_OFFSET,
+                  fs_bytes: int = FS_BLOCK * FS_BLOCKS) -> None:
     """Make sure path holds the board's flash, with image's filesystem at fs_offset.
 
     image(region) gives the filesystem's fs_bytes, or None to leave the flash as it is:
@@ -222,7 +233,8 @@ class Rp2040Setup:
     """Everything needed to start the emulated Pico: paths, argv and environment, checked.
     Has the attributes serve.py uses of launcher.Setup (argv, env, flash, root, ...)."""
 
-    def __init__(self, args, root, profile_path, chips, scratch_dir):
+    def __init__(self, args: argparse.Namespace, root: str, profile_path: str, chips: str | None,
+                 scratch_dir: Callable[[], str]) -> None:
         self.args = args
         self.root = root
         self.profile_path = profile_path
