@@ -28,14 +28,7 @@ TARGET = 1500  # Kalah(6,4) random playouts, moves per second on the RP2040
 # Runs unchanged under CPython and MicroPython; prints "RATE <variant> <path> <moves/s>".
 PLAYOUT_SCRIPT = r"""
 import sys
-try:
-    from time import ticks_ms, ticks_diff
-except ImportError:
-    import time
-    def ticks_ms():
-        return int(time.monotonic() * 1000)
-    def ticks_diff(a, b):
-        return a - b
+from mpcompat import ticks_ms, ticks_diff
 from mancala import Game, Rules
 from mancala.cpu import Rng
 import perft

@@ -1,7 +1,9 @@
-"""One namespace: firmware/lib holds the engine `mancala`, the drivers `drivers` and the board's
-own firmware `mancala_fw`, and no name in it shadows the standard library or an installed
-package. Every firmware module imports under CPython beside the standard library's profilers
-and pytest-benchmark (which imports cProfile, which imports profile)."""
+"""One namespace: firmware/lib holds the engine `mancala`, the drivers `drivers`, the board's
+own firmware `mancala_fw` and `mpcompat` (the const() and ticks_* all three import), and no
+name in it shadows the standard library or an installed package. Every firmware module
+imports under CPython beside the standard library's profilers and pytest-benchmark (which
+imports cProfile, which imports profile). tests/test_firmware_mpcompat.py checks what the
+drivers' install files list and that no module keeps a copy of mpcompat."""
 import importlib.metadata
 import os
 import subprocess
@@ -11,7 +13,7 @@ import pytest
 
 from conftest import FIRMWARE_LIB
 
-TOP_LEVEL = ["drivers", "mancala", "mancala_fw"]
+TOP_LEVEL = ["drivers", "mancala", "mancala_fw", "mpcompat"]
 BUILD_INPUT = ("manifest.py",)  # micropython-lib freezing manifests: read by tools, not imported
 
 # Run in a fresh interpreter with firmware/lib first on sys.path, as the tests and the host
@@ -57,7 +59,7 @@ def firmware_modules():
     return names
 
 
-def test_firmware_lib_has_three_top_level_packages():
+def test_firmware_lib_has_four_top_level_packages():
     tops = sorted(n for n in os.listdir(FIRMWARE_LIB) if n != "__pycache__" and n[0] != ".")
     assert tops == TOP_LEVEL
 
@@ -86,45 +88,6 @@ def test_every_firmware_module_imports_beside_cprofile_and_pytest_benchmark(orde
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [str(len(names))]
-
-
-def test_the_drivers_install_files_list_every_driver_module():
-    # mip reads package.json and freezing reads manifest.py: a module missing from either
-    # installs a drivers package that cannot import (as compat.py, which both drivers use).
-    import json
-
-    folder = os.path.join(FIRMWARE_LIB, "drivers")
-    modules = sorted(f for f in os.listdir(folder) if f.endswith(".py") and f not in BUILD_INPUT)
-    with open(os.path.join(folder, "package.json")) as f:
-        urls = json.load(f)["urls"]
-    assert sorted(dest for dest, _ in urls) == ["drivers/" + m for m in modules]
-    assert sorted(src for _, src in urls) == modules
-    with open(os.path.join(folder, "manifest.py")) as f:
-        manifest = f.read()
-    assert 'files=(%s)' % ", ".join('"%s"' % m for m in modules) in manifest
-
-
-def test_the_const_and_ticks_stand_ins_live_in_drivers_compat_only():
-    # One copy of the CPython stand-ins for micropython.const and time.ticks_*: every firmware
-    # module imports them from drivers.compat. The engine keeps its own, as it is installed on
-    # the host without the drivers.
-    import re
-
-    defines = re.compile(r"^\s*def (const|ticks_ms|ticks_diff|ticks_add)\(", re.M)
-    copies = []
-    for folder, dirs, files in os.walk(FIRMWARE_LIB):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        for f in files:
-            path = os.path.join(folder, f)
-            rel = os.path.relpath(path, FIRMWARE_LIB).replace(os.sep, "/")
-            if not f.endswith(".py") or rel == "drivers/compat.py" or rel.startswith("mancala/"):
-                continue
-            with open(path) as src:
-                if defines.search(src.read()):
-                    copies.append(rel)
-    assert copies == [], "import const/ticks_* from drivers.compat instead: %s" % copies
-    with open(os.path.join(FIRMWARE_LIB, "drivers", "compat.py")) as src:
-        assert len(defines.findall(src.read())) == 4
 
 
 def test_no_script_beside_the_tests_or_benches_shadows_a_firmware_package():

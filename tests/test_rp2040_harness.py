@@ -244,13 +244,15 @@ def chip(tmp_path):
 
 
 def drivers():
-    """The firmware's drivers package, as sources for lib/ on a test flash."""
+    """The firmware's drivers, as sources for lib/ on a test flash: the files their
+    package.json installs (the drivers package and mpcompat, which both drivers import)."""
     folder = os.path.join(ROOT, "firmware", "lib", "drivers")
+    with open(os.path.join(folder, "package.json")) as f:
+        urls = json.load(f)["urls"]
     out = {}
-    for name in os.listdir(folder):
-        if name.endswith(".py") and name != "manifest.py":
-            with open(os.path.join(folder, name)) as f:
-                out["lib/drivers/" + name] = f.read()
+    for dest, src in urls:
+        with open(os.path.normpath(os.path.join(folder, src))) as f:
+            out["lib/" + dest] = f.read()
     return out
 
 

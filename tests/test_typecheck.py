@@ -1,5 +1,6 @@
 """The type check, run by `make test`:
-- mypy over every module under firmware/lib (the engine `mancala`, `drivers`, `mancala_fw`)
+- mypy over every module under firmware/lib (the engine `mancala`, `drivers`, `mancala_fw`, and
+  `mpcompat`, the const() and ticks_* they all import)
   against the MicroPython rp2 stubs of the board's version (micropython-rp2-rpi-pico-stubs
   1.28), with the settings in tests/typecheck/firmware.ini;
 - mypy over the host tool (host_tools/mancala_host) against CPython's typeshed, with the
@@ -23,7 +24,7 @@ FIRMWARE_LIB = os.path.join(ROOT, "firmware", "lib")
 STUBS = os.path.join(ROOT, ".venv", "micropython-stubs")
 CACHE = os.path.join(ROOT, "build", "typecheck")
 CONFIG = os.path.join(ROOT, "tests", "typecheck")
-FIRMWARE_PACKAGES = ("mancala", "drivers", "mancala_fw")
+FIRMWARE_PACKAGES = ("mpcompat", "mancala", "drivers", "mancala_fw")
 HOST_TOOLS = os.path.join(ROOT, "host_tools")
 HOST = os.path.join(HOST_TOOLS, "mancala_host")
 FAKES = os.path.join(HOST, "sim", "fakes")

@@ -3,5 +3,6 @@ allocated once, and nothing here knows about Mancala.
 
 mpr121: MPR121 capacitive touch controller (MPR121, MPR121Group).
 ws2812: WS2812 LED chains on one or several pins (PIO + DMA on rp2, neopixel elsewhere).
-compat: const() and the wrapping ticks_* functions, with a CPython stand-in (for tests).
+Both take const() and the wrapping ticks_* from mpcompat, a top-level module installed
+beside this package (package.json, manifest.py); compat is its old name here.
 """

@@ -18,7 +18,7 @@ changes instead of polling.
 """
 import io
 
-from .compat import const, ticks_ms, ticks_diff, ticks_add
+from mpcompat import const, ticks_ms, ticks_diff, ticks_add
 
 _TOUCH_STATUS = const(0x00)
 _FILTERED = const(0x04)  # 13 x (LSB, MSB), 10-bit

@@ -11,7 +11,7 @@ back to MicroPython's `neopixel` (which blocks while it writes).
     buf[0:3] = b"\\x10\\x00\\x00"          # first LED dim green
     leds.show(0)
 """
-from .compat import const, ticks_us, ticks_diff, ticks_add
+from mpcompat import const, ticks_us, ticks_diff, ticks_add
 
 try:
     import rp2

@@ -24,7 +24,7 @@ from mancala.searchboard import SearchBoard, RT
 from mancala.evaluate import WIN, INF
 from mancala.negamax import run, order
 
-from mancala.clock import ticks_ms, ticks_diff, ticks_add
+from mpcompat import ticks_ms, ticks_diff, ticks_add
 
 MAX_PLY = 32
 # Basic 2p at levels 4-5 deepens by 2 plies: an iteration never ends on the root's own

@@ -22,15 +22,11 @@ from mancala.evaluate import WIN, INF, KALAH_STORE, BASIC_LEFT, terminal, static
 
 try:
     import micropython
-    from micropython import const
 except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]  # untyped, where the stubs' is generic
-        return x
-
     class micropython:  # type: ignore[no-redef]  # CPython's stand-in for the module
         native = staticmethod(lambda f: f)  # the decorator leaves the function as it is
 
-from mancala.clock import ticks_ms, ticks_diff
+from mpcompat import const, ticks_ms, ticks_diff
 
 _EXACT = const(0)
 _LOWER = const(1)

@@ -17,7 +17,7 @@ below builds everything from the profile and runs it.
 
 import sys
 
-from drivers.compat import ticks_ms
+from mpcompat import ticks_ms
 from mancala import IllegalMove
 
 from mancala_fw import storage

@@ -27,7 +27,7 @@ hint_dropped, so every request still gets exactly one answer (docs/protocol.md Â
 move timer's last 10 seconds the display counts them down on the mover's store.
 """
 
-from drivers.compat import ticks_ms, ticks_diff
+from mpcompat import ticks_ms, ticks_diff
 
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
 from mancala_fw.app.heap import sample as sample_heap

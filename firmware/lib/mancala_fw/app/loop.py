@@ -24,7 +24,7 @@ import gc
 import sys
 import select
 
-from drivers.compat import ticks_ms, ticks_diff, ticks_add
+from mpcompat import ticks_ms, ticks_diff, ticks_add
 
 # Pad poll interval without an IRQ line: up to this long from the MPR121's status bit to the
 # app; a poll of three chips costs 0.63 ms of an RP2040 (emulated Pico; most of it waiting on

@@ -15,7 +15,7 @@ shown rules; holding it resigns that seat; touching any other store, or no touch
 IDLE_MS, closes the menu and changes nothing.
 """
 
-from drivers.compat import ticks_diff
+from mpcompat import ticks_diff
 from mancala import Rules
 
 from mancala_fw.app.config import check_rules

@@ -10,7 +10,7 @@ from the counts shown before the move to the state after it:
 Steps are due at fixed offsets from the start (ticks_diff, so the counter may wrap); step()
 applies every step that is due, so a slow frame never slows the sowing down.
 """
-from drivers.compat import const, ticks_diff
+from mpcompat import const, ticks_diff
 
 LIFT = const(0)
 SOW = const(1)

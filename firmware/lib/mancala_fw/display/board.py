@@ -4,7 +4,7 @@ highlight), repaints only the rings whose look changed, and runs the sowing anim
 the short effects (refused touch, capture flash, extra turn, finish).
 The API is described in display/__init__.py.
 """
-from drivers.compat import const, ticks_ms, ticks_diff, ticks_add
+from mpcompat import const, ticks_ms, ticks_diff, ticks_add
 from .animation import Sowing, derive_before, LIFT, SOW, FLASH, CAPTURE, FINAL, EXTRA
 from .frame import Frame
 from .rings import repaint, FX_REFUSE, FX_FLASH, FX_PULSE, FX_MS, NEVER

@@ -16,7 +16,7 @@ far below every count light that a frame reader can tell it apart (palette.class
 WARN is a magenta light worth nothing: the move timer's countdown on a store. Its hue is far
 from every count light's, so a reader tells it apart by colour.
 """
-from drivers.compat import const
+from mpcompat import const
 
 OFF = const(0)
 ONE = const(1)

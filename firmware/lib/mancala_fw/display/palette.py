@@ -16,7 +16,7 @@ Every LED colour therefore has one channel at 255, which frame readers rely on.
 The levels say how bright a ring is drawn, and how the breathing store and the hinted pit
 pulse; classify() reads an LED of a captured frame back to its count kind.
 """
-from drivers.compat import const
+from mpcompat import const
 
 from . import counts
 

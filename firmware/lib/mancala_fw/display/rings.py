@@ -5,7 +5,7 @@ pulse), its marks (worthless lights: last move, places, the timer's countdown) a
 one short effect. board.Board keeps what each ring was last painted as; repaint() is the loop
 of its tick() over the rings, kept here so that module stays about the game's flow.
 """
-from drivers.compat import const, ticks_diff
+from mpcompat import const, ticks_diff
 from . import counts
 from . import palette
 

@@ -19,7 +19,7 @@ docs/hardware.md describes it all.
 """
 import sys
 
-from drivers.compat import ticks_ms, ticks_diff
+from mpcompat import ticks_ms, ticks_diff
 
 CALIBRATION_FILE = "calibration.json"
 BOOT_WINDOW_MS = 10000

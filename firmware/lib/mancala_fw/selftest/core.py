@@ -14,7 +14,7 @@ play no part.
 
 docs/hardware.md describes the walk pattern and the diag command.
 """
-from drivers.compat import ticks_diff, ticks_add
+from mpcompat import ticks_diff, ticks_add
 
 from mancala_fw.selftest import walk
 from mancala_fw.selftest.calibration import Calibration

@@ -15,7 +15,7 @@ Requests (docs/hardware.md section "The diag command" has the answers):
 """
 import json
 
-from drivers.compat import ticks_ms
+from mpcompat import ticks_ms
 
 from mancala_fw.protocol import BAD_REQUEST, INTERNAL, CommandError, need_int
 from mancala_fw.selftest.calibration import DEFAULT, apply_calibration, build, save_calibration

@@ -10,7 +10,7 @@ A pad on a chip that stops answering keeps its last state (no made-up releases) 
 chip answers again. Nothing here knows the game; the app maps pads to seats and pits.
 """
 
-from drivers.compat import const, ticks_diff
+from mpcompat import const, ticks_diff
 
 DEBOUNCE_MS = const(40)
 LONG_MS = const(1000)
