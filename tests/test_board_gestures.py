@@ -8,7 +8,8 @@ from mancala_fw import profile as profiles
 from mancala_fw.app import App
 from mancala_fw.app.hardware import NullDisplay
 
-from boardsim import Board, PROFILES
+from boardsim import PROFILES
+from test_board_touch import kalah_on_duo, pad
 
 DUO = profiles.load(os.path.join(PROFILES, "duo.json"))
 
@@ -95,12 +96,8 @@ def test_no_countdown_without_a_time_limit(tmp_path):
 
 
 def test_hint_by_touch_through_the_real_firmware():
-    kalah = profiles.seating(DUO, 2, 6)
-    with Board("duo", touch=True) as b:
-        b.ok("set_config", config={"animation_ms": 0})
-        b.ok("new_game", rules={"variant": "kalah"}, first=1)
-        b.take_events()
-        b.touch(*DUO.pad[kalah.position(1, 0)])
+    with kalah_on_duo(first=1) as (b, _):
+        b.touch(*pad(profiles.seating(DUO, 2, 6), 1, 0))
         hint = b.wait_event("hint")
         assert hint["seat"] == 1 and 1 <= hint["pit"] <= 6 and hint["source"] == "pad"
         assert b.ok("state")["state"]["turn"] == 1

@@ -4,13 +4,18 @@ In-process (CPython): what comes before the first LED change after a touch."""
 import json
 import os
 import sys
+from contextlib import contextmanager
 
 from mancala_fw import profile as profiles
 from mancala_fw.app import App
 from mancala_fw.display import Display, reader
 
-from boardsim import Board, PROFILES
+from boardsim import Board, PROFILES, ROOT
 from waits import wait_for
+
+if os.path.join(ROOT, "tests", "mp") not in sys.path:
+    sys.path.append(os.path.join(ROOT, "tests", "mp"))  # the display tests' own helpers
+from displayhelp import Leds  # noqa: E402
 
 DUO = profiles.load(os.path.join(PROFILES, "duo.json"))
 QUAD = profiles.load(os.path.join(PROFILES, "quad.json"))
@@ -21,12 +26,21 @@ def pad(seating, seat, pit):
     return DUO.pad[seating.position(seat, pit)]
 
 
+@contextmanager
+def kalah_on_duo(first=0, **board):
+    """The duo board with its pads (boardsim.Board("duo", touch=True, **board)), a Kalah game
+    started with seat `first` to move and no animation to skip; yields (board, the game's
+    first state), with no event pending."""
+    with Board("duo", touch=True, **board) as b:
+        b.ok("set_config", config={"animation_ms": 0})
+        start = b.ok("new_game", rules={"variant": "kalah"}, first=first)["state"]
+        b.take_events()
+        yield b, start
+
+
 def test_touches_play_refuse_and_take_back():
     kalah = profiles.seating(DUO, 2, 6)
-    with Board("duo", touch=True) as b:
-        b.ok("set_config", config={"animation_ms": 0})  # no animation to skip in this test
-        start = b.ok("new_game", rules={"variant": "kalah"}, first=0)["state"]
-        b.take_events()
+    with kalah_on_duo() as (b, start):
         # seat 0 plays pit 3 by touch: 4 seeds end in its store, so it moves again
         b.touch(*pad(kalah, 0, 3))
         move = b.wait_event("move")
@@ -63,10 +77,7 @@ def test_a_board_without_the_irq_line_polls_its_pads(tmp_path):
     with open(str(tmp_path / "profile.json"), "w") as f:
         json.dump(d, f)
     kalah = profiles.seating(DUO, 2, 6)
-    with Board("duo", flash=str(tmp_path), touch=True) as b:
-        b.ok("set_config", config={"animation_ms": 0})
-        b.ok("new_game", rules={"variant": "kalah"}, first=0)
-        b.take_events()
+    with kalah_on_duo(flash=str(tmp_path)) as (b, _):
         b.touch(*pad(kalah, 0, 3))
         assert b.wait_event("move")["pit"] == 3
         b.touch(*pad(kalah, 0, 3))
@@ -78,10 +89,7 @@ def test_a_board_without_the_irq_line_polls_its_pads(tmp_path):
 
 def test_menu_starts_a_new_game_and_resigns():
     kalah = profiles.seating(DUO, 2, 6)
-    with Board("duo", touch=True) as b:
-        b.ok("set_config", config={"animation_ms": 0})
-        b.ok("new_game", rules={"variant": "kalah"}, first=0)
-        b.take_events()
+    with kalah_on_duo() as (b, _):
         store = pad(kalah, 1, 0)
         # hold seat 1's store: the menu opens for seat 1
         b.touch(*store, hold_s=1.4)
@@ -166,20 +174,14 @@ def test_a_touch_during_the_animation_skips_it():
         assert b.ok("state")["state"] == after
 
 
-class _Leds:
+class _Leds(Leds):
     """An LED output that notes, at every show(), what the rest of the board had done by
     then: the engine's state, the events sent and the saved game."""
 
     def __init__(self, lengths, spy):
-        self.bufs = [bytearray(3 * n) for n in lengths]
+        Leds.__init__(self, lengths)
         self.spy = spy
         self.shows = []
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
 
     def show(self, i):
         self.shows.append((i, self.spy()))

@@ -4,12 +4,17 @@ package compiling for the RP2040."""
 import glob
 import os
 import subprocess
+import sys
 
 from hypothesis import given, settings, strategies as st
 
 from conftest import FIRMWARE_LIB, MPY_CROSS, ROOT
 from mancala_fw import profile
 from mancala_fw.display import Display, counts, power, reader
+
+if os.path.join(ROOT, "tests", "mp") not in sys.path:
+    sys.path.append(os.path.join(ROOT, "tests", "mp"))  # the display tests' own helpers
+from displayhelp import Leds  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)
@@ -31,20 +36,6 @@ def test_limited_frame_never_exceeds_the_budget(frames, budget, ma, idle, leds):
         assert lim.estimate_ma(after) <= budget
 
 
-class _Leds:
-    def __init__(self, lengths):
-        self.bufs = [bytearray(3 * n) for n in lengths]
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
-
-    def show(self, i):
-        pass
-
-
 def _state(players, pits, cells):
     it = iter(cells)
     return {"pits": [[next(it) for _ in range(pits)] for _ in range(players)],
@@ -62,7 +53,7 @@ def test_any_counts_read_back_from_the_frame(board, cells, brightness, t, left, 
     # pulsing (hint: pit number, 0 = none), which must both read as worth nothing.
     name, players, pits = board
     p = profile.load(os.path.join(ROOT, "hardware", "profiles", name + ".json"))
-    leds = _Leds([n for pin, n in p.chains])
+    leds = Leds([n for pin, n in p.chains])
     d = Display(p, leds)
     state = _state(players, pits, cells)
     seating = profile.seating(p, players, pits)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import pytest
 
@@ -60,12 +61,48 @@ def _expect(proc, prefix):
     raise AssertionError("board ended before %r: %s" % (prefix, proc.stderr.read()))
 
 
+def _touch_file(path):
+    """Makes path an empty touch file (MANCALA_SIM_TOUCH); returns a function that appends
+    lines to it, as the sim's key reader does."""
+    open(path, "w").close()
+
+    def write(text):
+        with open(path, "a") as f:
+            f.write(text)
+    return write
+
+
+@contextmanager
+def _running(board, timeout):
+    """The with-block runs beside board; then the board must end by itself, with status 0,
+    within timeout seconds. It is killed in any case."""
+    try:
+        yield
+        assert board.wait(timeout=timeout) == 0, board.stderr.read()
+    finally:
+        board.kill()
+        board.wait()
+
+
 def _with_devices(env):
     """env plus MANCALA_SIM_BUS to a fresh device process (sim/devices.py), as every sim
     board has it; returns (env, devices)."""
     full = dict(os.environ, **env)
     dev = Devices(full)
     return dict(env, MANCALA_SIM_BUS=full["MANCALA_SIM_BUS"]), dev
+
+
+def _start(script, env, devices, **kw):
+    """(board, devices): the board running script with env; with devices, beside a fresh
+    device process as every sim board has it (_with_devices), else devices is None."""
+    if not devices:
+        return _board(script, env, **kw), None
+    env, dev = _with_devices(env)
+    try:
+        board = _board(script, env, pass_fds=dev.fds, **kw)
+    finally:
+        dev.handed_over()
+    return board, dev
 
 
 @pytest.mark.parametrize("bus", ["in-process", "device process"])
@@ -78,21 +115,10 @@ def test_touch_commands_reach_the_driver(tmp_path, kind, bus):
         fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
         write = lambda text: os.write(fd, text.encode())  # noqa: E731
     else:
-        open(path, "w").close()
-
-        def write(text):
-            with open(path, "a") as f:
-                f.write(text)
+        write = _touch_file(path)
     env = {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b"}
-    dev = None
-    if bus == "device process":
-        env, dev = _with_devices(env)
-        try:
-            board = _board(POLLER + MODELS_LOADED, env, pass_fds=dev.fds)
-        finally:
-            dev.handed_over()
-    else:
-        board = _board(POLLER, env)
+    devices = bus == "device process"
+    board, dev = _start(POLLER + MODELS_LOADED if devices else POLLER, env, devices)
     try:
         assert _expect(board, "scan") == "[90, 91]"
         assert _expect(board, "ready") == "[0, 0]"
@@ -229,14 +255,7 @@ def _heap_probe(tmp_path, fakes, devices=False):
     touch = tmp_path / "touch"
     touch.write_text("")
     env = {"MANCALA_SIM_TOUCH": str(touch), "MANCALA_SIM_FRAMES": str(tmp_path / "frames")}
-    if devices:
-        env, dev = _with_devices(env)
-        try:
-            board = _board(HEAP_PROBE, env, fakes=fakes, pass_fds=dev.fds)
-        finally:
-            dev.handed_over()
-    else:
-        board = _board(HEAP_PROBE, env, fakes=fakes)
+    board, dev = _start(HEAP_PROBE, env, devices, fakes=fakes)
     out = {}
     for key in ("kept", "per_frame", "violations"):
         out[key] = _expect(board, key)
@@ -327,33 +346,19 @@ def test_the_irq_line_wakes_the_wait_and_a_read_releases_it(tmp_path, bus):
     # MANCALA_SIM_IRQ=8, as the launcher sets it from the profile's i2c.irq: the fake Pin 8
     # is the MPR121 models' shared IRQ line, and its falling edge calls the IrqLine's handler.
     path = str(tmp_path / "touch")
-    open(path, "w").close()
+    touch = _touch_file(path)
     env = {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b", "MANCALA_SIM_IRQ": "8"}
-    dev = None
-    if bus == "device process":
-        env, dev = _with_devices(env)
-        try:
-            board = _board(IRQ_WAITER, env, pass_fds=dev.fds)
-        finally:
-            dev.handed_over()
-    else:
-        board = _board(IRQ_WAITER, env)
-    try:
+    board, dev = _start(IRQ_WAITER, env, bus == "device process")
+    with _running(board, 30):
         assert _expect(board, "ready") == "[0, 0] False"
-        with open(path, "a") as f:
-            f.write("5b 3 1\n")
+        touch("5b 3 1\n")
         # the wait ended on the edge (one edge seen), and the read finds the touch and
         # releases the line: nothing more is due
         assert _expect(board, "woke") == "1 True 1 True"
         assert _expect(board, "masks") == "[0, 8] False"
-        with open(path, "a") as f:
-            f.write("5b 3 0\n")
+        touch("5b 3 0\n")
         assert _expect(board, "woke") == "1 True 2 True"
         assert _expect(board, "masks") == "[0, 0] False"
-        assert board.wait(timeout=30) == 0, board.stderr.read()
-    finally:
-        board.kill()
-        board.wait()
     if dev is not None:
         assert dev.proc.wait(timeout=10) == 0
 
@@ -380,15 +385,10 @@ def test_without_the_irq_pin_only_the_poll_sees_a_touch(tmp_path):
     # No MANCALA_SIM_IRQ (a profile without i2c.irq): Pin 8 is a plain pin, so the wait runs
     # into its timeout although a finger is on a pad; polling still finds it.
     path = str(tmp_path / "touch")
-    open(path, "w").close()
+    touch = _touch_file(path)
     board = _board(POLL_ONLY, {"MANCALA_SIM_TOUCH": path, "MANCALA_SIM_CHIPS": "5a,5b"})
-    try:
+    with _running(board, 30):
         assert _expect(board, "ready") == "[0, 0]"
-        with open(path, "a") as f:
-            f.write("5b 3 1\n")
+        touch("5b 3 1\n")
         assert _expect(board, "woke") == "0 0"
         assert _expect(board, "masks") == "[0, 8]"
-        assert board.wait(timeout=30) == 0, board.stderr.read()
-    finally:
-        board.kill()
-        board.wait()

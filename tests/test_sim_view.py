@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -188,15 +189,28 @@ def last_screen(buf):
     return text[:text.rfind("\x1b[J")].split("\x1b[H")[-1]
 
 
-def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
+@contextmanager
+def pty_sim(*args):
+    """`mancala-board sim` (start_sim(*args)) in a new pty, as a terminal runs it; yields
+    (the process, the pty's master end). The process is killed if it is still running at
+    the end, and the pty is closed."""
     import pty
     master, slave = pty.openpty()
-    link = str(tmp_path / "view.pty")
-    proc = start_sim("--main", echo_main(tmp_path), "--link", link,
-                     stdin=slave, stdout=slave, stderr=slave)
+    proc = start_sim(*args, stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
-    red = view.fg((255, 0, 0)) + "\u25cf"
     try:
+        yield proc, master
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
+    link = str(tmp_path / "view.pty")
+    red = view.fg((255, 0, 0)) + "\u25cf"
+    with pty_sim("--main", echo_main(tmp_path), "--link", link) as (proc, master):
         buf = read_until(master, b"", lambda b: b'touched' in b)       # the board is up
         assert os.path.islink(link) and link in last_screen(buf)
         os.write(master, b"5")                                         # pad 0.5 = 0x5A e4
@@ -209,11 +223,6 @@ def test_view_keys_touch_pads_and_frames_are_drawn(tmp_path):
         os.write(master, b"\x1b")
         buf = read_until(master, buf, lambda b: b"\x1b[?1049l" in b)   # screen restored
         assert proc.wait(HANG_S) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
     assert not os.path.lexists(link)
 
 
@@ -370,14 +379,9 @@ def test_a_terminal_too_small_for_the_board_gets_one_line(tmp_path):
 
 
 def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
-    import pty
-    serial = pytest.importorskip("serial")
-    master, slave = pty.openpty()
+    import serial  # pyserial: the host tool's own transport
     link = str(tmp_path / "view.pty")
-    proc = start_sim("--main", echo_main(tmp_path), "--link", link,
-                     stdin=slave, stdout=slave, stderr=slave)
-    os.close(slave)
-    try:
+    with pty_sim("--main", echo_main(tmp_path), "--link", link) as (proc, master):
         buf = read_until(master, b"", lambda b: b"touched" in b and b"no host" in b)
         with serial.Serial(link, timeout=HANG_S) as port:
             port.write(b"ping\n")
@@ -386,23 +390,12 @@ def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
         buf = read_until(master, buf, lambda b: "serial: no host" in last_screen(b))
         os.write(master, b"\x1b")
         assert proc.wait(HANG_S) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "firmware", "main.py")),
-                    reason="no firmware/main.py")
 def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
     """`make sim` as a newcomer meets it: the default board, a key, a move."""
-    import pty
-    master, slave = pty.openpty()
-    proc = start_sim("--flash", str(tmp_path / "flash"), "--link", str(tmp_path / "sim.pty"),
-                     stdin=slave, stdout=slave, stderr=slave)
-    os.close(slave)
-    try:
+    with pty_sim("--flash", str(tmp_path / "flash"),
+                 "--link", str(tmp_path / "sim.pty")) as (proc, master):
         buf = read_until(master, b"", lambda b: "Board started" in last_screen(b))
         assert "Seat 0 to move." in last_screen(buf)   # whose turn it is, right after boot
         os.write(master, b"3")              # physical pit 0.3 = Kalah pit 2 of seat 0
@@ -419,8 +412,3 @@ def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
         os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
         read_until(master, buf, lambda b: b"\x1b[?1049l" in b)
         assert proc.wait(HANG_S) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)

@@ -3,10 +3,10 @@
 # board rendered and read back from its chain buffers.
 from mancala_fw.display import counts, palette, power, reader
 from mancala_fw.display.animation import Sowing, derive_before, SOW, LIFT, FINAL
-from mancala_fw.display import Display
 from drivers.compat import ticks_add
 from mancala_fw import profile
 from mancala import Rules, Game
+from displayhelp import SentLeds, new_game
 
 RING_SIZES = (12, 16, 24)
 MOST = 96  # Basic, 4 players x 6 pits x 4 seeds: every stone could end in one store
@@ -148,32 +148,11 @@ def test_derive_before_undoes_sowing_and_capture():
         assert pits == before["pits"] and stores == before["stores"]
 
 
-class _Leds:
-    """The WS2812 driver's interface as the display uses it: one GRB buffer per chain, the
-    same object every time; show(i) records which chain was sent."""
-
-    def __init__(self, lengths):
-        self.bufs = [bytearray(3 * n) for n in lengths]
-        self.sent = []
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
-
-    def show(self, i):
-        self.sent.append(i)
-
-
 def _board(name, players, pits, variant, seeds=4):
     p = _profile(name)
-    leds = _Leds([n for pin, n in p.chains])
-    d = Display(p, leds)
-    g = Game(Rules.from_dict({"variant": variant, "players": players, "pits": pits,
-                              "seeds": seeds}))
-    d.set_game(profile.seating(p, players, pits), g.to_dict())
-    rings = [p.ring[pid] for pid in p.positions]
+    leds = SentLeds([n for pin, n in p.chains])
+    d, g, rings = new_game(p, leds, {"variant": variant, "players": players, "pits": pits,
+                                     "seeds": seeds})
     return d, g, leds.bufs, rings, leds.sent
 
 

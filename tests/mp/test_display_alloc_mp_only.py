@@ -2,22 +2,7 @@
 # idle, breathing, animating, limiting and blinking. MicroPython only: it uses gc.mem_alloc.
 import gc
 from mancala_fw import profile
-from mancala import Rules, Game
-from mancala_fw.display import Display
-
-
-class _Leds:
-    def __init__(self, lengths):
-        self.bufs = [bytearray(3 * n) for n in lengths]
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
-
-    def show(self, i):
-        pass
+from displayhelp import Leds, new_game
 
 
 def _allocated(fn):
@@ -29,9 +14,8 @@ def _allocated(fn):
 
 def test_tick_allocates_nothing():
     p = profile.load("../../hardware/profiles/quad.json")
-    d = Display(p, _Leds([n for pin, n in p.chains]))
-    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
-    d.set_game(profile.seating(p, 4, 6), g.to_dict())
+    d, g, _ = new_game(p, Leds([n for pin, n in p.chains]),
+                       {"variant": "basic", "players": 4, "pits": 6, "seeds": 4})
     d.set_speed(100)
     d.tick(0)
     clock = [0]

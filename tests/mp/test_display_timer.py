@@ -1,24 +1,20 @@
 # The move timer's countdown on a store and the hint's pulsing pit: what the rings
 # show, that counts still read back from the frame, that both stay within the power budget,
 # and that a move or a new state clears them. Runs under MicroPython and CPython.
-from mancala_fw.display import Display, counts, power, reader
+from mancala_fw.display import counts, power, reader
 from mancala_fw import profile
-from mancala import Rules, Game
-from test_display_wire import _WireLeds
+from displayhelp import WireLeds, new_game, run_out
 
 
 def _game(name="duo", rules=None, brightness=60):
     p = profile.load("../../hardware/profiles/%s.json" % name)
-    leds = _WireLeds([n for pin, n in p.chains])
-    d = Display(p, leds)
+    leds = WireLeds([n for pin, n in p.chains])
+    d, g, rings = new_game(p, leds, rules or {"variant": "kalah", "players": 2, "pits": 6,
+                                              "seeds": 4}, (brightness, p.budget_ma, 100))
     leds.limiter = d.limiter
-    d.settings(brightness, p.budget_ma, 100)
-    r = rules or {"variant": "kalah", "players": 2, "pits": 6, "seeds": 4}
-    g = Game(Rules.from_dict(r))
-    d.set_game(profile.seating(p, r["players"], r["pits"]), g.to_dict())
     d.tick(0)
     d.tick(10)
-    return p, d, g, leds, [p.ring[pid] for pid in p.positions]
+    return p, d, g, leds, rings
 
 
 def _kinds(leds, rings, r):
@@ -79,12 +75,7 @@ def test_a_move_clears_the_countdown_and_the_hint():
     d.tick(20)
     record = g.play(3)
     d.play(record, g.to_dict(), g.legal_moves(), now=40)
-    t = 40
-    while d.busy():
-        t += 33
-        d.tick(t)
-    t += 1000
-    d.tick(t)
+    d.tick(run_out(d, 40) + 1000)
     assert list(_kinds(leds, rings, d.ring(0, 0))).count(counts.WARN) == 0
     assert d.hint_ring == -1
     _reads_back(d, g.to_dict(), leds, rings)
@@ -129,9 +120,7 @@ def test_hint_and_countdown_at_full_brightness_keep_the_wire_within_budget():
         assert d.limiter.estimate_ma(power.channel_sum(leds.bufs)) <= p.budget_ma
         record = g.play(legal[-1])
         d.play(record, g.to_dict(), g.legal_moves(), now=t)
-        while d.busy():
-            t += 33
-            d.tick(t)
+        t = run_out(d, t)
     assert leds.over == []
 
 

@@ -4,36 +4,21 @@
 # follows on the next tick. Checked by what
 # the tick writes into the chain buffers and which chains it shows, not by timing.
 # Runs under MicroPython and CPython.
-from mancala_fw.display import Display, reader
+from mancala_fw.display import reader
 from mancala_fw import profile
-from mancala import Rules, Game
+from displayhelp import SentLeds, new_game, run_out
 
 
-class _Leds:
-    def __init__(self, lengths):
-        self.bufs = [bytearray(3 * n) for n in lengths]
-        self.sent = []
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
-
-    def show(self, i):
-        self.sent.append(i)
+BASIC4 = {"variant": "basic", "players": 4, "pits": 6, "seeds": 4}
 
 
-def _quad_game(brightness=100):
+def _quad_game(brightness=100, output=SentLeds):
     p = profile.load("../../hardware/profiles/quad.json")
-    leds = _Leds([n for pin, n in p.chains])
-    d = Display(p, leds)
-    d.settings(brightness, p.budget_ma, 100)   # 100 %: the frame is limited
-    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
-    d.set_game(profile.seating(p, 4, 6), g.to_dict())
+    leds = output([n for pin, n in p.chains])
+    # brightness 100 %: the frame is limited
+    d, g, rings = new_game(p, leds, BASIC4, (brightness, p.budget_ma, 100))
     d.tick(0)
     d.tick(10)
-    rings = [p.ring[pid] for pid in p.positions]
     return p, d, g, leds, rings
 
 
@@ -120,10 +105,7 @@ def test_whole_sowing_still_lands_on_the_state_after_a_fast_first_tick():
         record = g.play(g.legal_moves()[i % len(g.legal_moves())])
         state = g.to_dict()
         d.play(record, state, g.legal_moves(), now=t)
-        while d.busy():
-            t += 33
-            d.tick(t)
-        t += 1000
+        t = run_out(d, t) + 1000
         d.tick(t)
         got = reader.read_counts(leds.bufs, rings)
         for seat in range(4):
@@ -169,11 +151,7 @@ def test_lift_shows_the_touched_pit_empty_before_the_move_is_played():
     d.tick(1005)
     changed = _changed_leds(after_lift, leds.bufs)
     assert _touches(changed, rings[d.ring(1, 1)]) and len(leds.sent) > 1
-    t = 1005
-    while d.busy():
-        t += 33
-        d.tick(t)
-    d.tick(t + 1000)
+    d.tick(run_out(d, 1005) + 1000)
     state = g.to_dict()
     _shows(d, leds, rings, state)
 
@@ -189,11 +167,7 @@ def test_lift_during_an_animation_ends_it_first():
     assert reader.read_counts(leds.bufs, [rings[d.ring(1, 2)]]) == [0]
     record = g.play(2)
     d.play(record, g.to_dict(), g.legal_moves(), now=160)
-    t = 160
-    while d.busy():
-        t += 33
-        d.tick(t)
-    d.tick(t + 1000)
+    d.tick(run_out(d, 160) + 1000)
     state = g.to_dict()
     got = reader.read_counts(leds.bufs, rings)
     assert got[d.ring(1, 2)] == 0 and got[d.ring(1, 0)] == state["stores"][1]
@@ -238,11 +212,11 @@ def test_a_fast_ring_that_looks_the_same_sends_the_whole_frame_at_once():
     assert rings[d.ring_of["0.2"]][0] in leds.sent
 
 
-class _CutLeds(_Leds):
+class _CutLeds(SentLeds):
     """An output that can stop a chain's frame on the wire (drivers.ws2812.WS2812.cut)."""
 
     def __init__(self, lengths):
-        _Leds.__init__(self, lengths)
+        SentLeds.__init__(self, lengths)
         self.cuts = []
 
     def cut(self, i):
@@ -255,16 +229,8 @@ def test_the_first_change_after_a_touch_cuts_its_chains_frame_short_and_nothing_
     # An idle frame (the breathing store) may still be on the touched pit's chain: the
     # touch's frame must not wait for it. Only that first change cuts; the frames after it
     # wait for the wire as usual (a cut on every show would starve the chain's far end).
-    p = profile.load("../../hardware/profiles/quad.json")
-    leds = _CutLeds([n for pin, n in p.chains])
-    d = Display(p, leds)
-    d.settings(100, p.budget_ma, 100)
-    g = Game(Rules.from_dict({"variant": "basic", "players": 4, "pits": 6, "seeds": 4}))
-    d.set_game(profile.seating(p, 4, 6), g.to_dict())
-    d.tick(0)
-    d.tick(10)
+    p, d, g, leds, rings = _quad_game(100, _CutLeds)
     assert leds.cuts == []                  # full frames never cut
-    rings = [p.ring[pid] for pid in p.positions]
     r = d.ring(0, 6)
     chain = rings[r][0]
     del leds.sent[:]

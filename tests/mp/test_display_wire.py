@@ -1,44 +1,14 @@
 # What is ON THE WIRE never exceeds the power budget (budget: LED current never above the
 # profile's budget, on any frame). The LED output sends one chain per show(i), so the LEDs
 # show a mix: the chains sent so far in this frame and the others as last sent. The fake
-# output below keeps a copy of every chain as sent and checks the whole board's estimate after
-# every single show(), the way tests/test_board_frames.py reads the virtual board's frames.
+# output (displayhelp.WireLeds) keeps a copy of every chain as sent and checks the whole
+# board's estimate after every single show(), the way tests/test_board_frames.py reads the
+# virtual board's frames.
 # Runs under MicroPython and CPython.
-from mancala_fw.display import Display, power, reader
+from mancala_fw.display import power, reader
 from mancala_fw.display.board import Board
 from mancala_fw import profile
-from mancala import Rules, Game
-
-
-class _WireLeds:
-    """The WS2812 interface; show(i) copies chain i onto the 'wire' and checks the total."""
-
-    def __init__(self, lengths, limiter=None):
-        self.bufs = [bytearray(3 * n) for n in lengths]
-        self.wire = [bytearray(3 * n) for n in lengths]
-        self.sums = [0] * len(lengths)
-        self.limiter = limiter
-        self.worst = 0        # the highest whole-board channel sum seen on the wire
-        self.over = []        # (show number, chain, sum) of every moment above the budget
-        self.shows = 0
-
-    def __len__(self):
-        return len(self.bufs)
-
-    def buffer(self, i):
-        return self.bufs[i]
-
-    def show(self, i):
-        self.wire[i][:] = self.bufs[i]
-        self.sums[i] = sum(self.bufs[i])
-        self.shows += 1
-        total = 0
-        for s in self.sums:
-            total += s
-        if total > self.worst:
-            self.worst = total
-        if self.limiter is not None and total > self.limiter.allowed:
-            self.over.append((self.shows, i, total))
+from displayhelp import WireLeds, new_game
 
 
 def _profile(name):
@@ -51,7 +21,7 @@ def test_two_chains_a_frame_that_scales_down_never_mixes_scales_on_the_wire():
     # scales down. Sending chain 0 (brighter) before chain 1 (dimmer) would put the new
     # ring 0 beside the old, unscaled ring 1 on the wire: over budget for that moment.
     lim = power.Limiter(100000, 20, 0, 0, 0)
-    leds = _WireLeds([12, 12], lim)
+    leds = WireLeds([12, 12], lim)
     b = Board([(0, 0, 12), (1, 0, 12)], leds.bufs, leds.show, lim)
     b.set_seating([[1, 0]])          # seat 0: store = ring 1, pit 1 = ring 0
     state = {"pits": [[0]], "stores": [30], "turn": None, "over": False, "places": [None],
@@ -71,12 +41,9 @@ def test_two_chains_a_frame_that_scales_down_never_mixes_scales_on_the_wire():
 
 def _play_game(name, rules, budget, brightness, moves):
     p = _profile(name)
-    leds = _WireLeds([n for pin, n in p.chains])
-    d = Display(p, leds)
+    leds = WireLeds([n for pin, n in p.chains])
+    d, g, _ = new_game(p, leds, rules, (brightness, budget, 40))
     leds.limiter = d.limiter
-    d.settings(brightness, budget, 40)
-    g = Game(Rules.from_dict(rules))
-    d.set_game(profile.seating(p, rules["players"], rules["pits"]), g.to_dict())
     t = 0
     d.tick(t)
     scales = {}
