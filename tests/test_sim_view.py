@@ -148,7 +148,7 @@ def test_a_broken_display_module_fails_the_view(tmp_path, broken):
     # The view has no fallback reader: a display module that does not import stops it with
     # that error, as it would stop the board. The unbroken copy is the control.
     lib = tmp_path / "lib"
-    for package in ("mancala_fw", "drivers", "mancala"):
+    for package in ("mancala_fw", "drivers", "mancala", "mpcompat"):
         shutil.copytree(os.path.join(ROOT, "firmware", "lib", package), str(lib / package))
     if broken:
         (lib / "mancala_fw" / "display" / "counts.py").write_text("def decode(:\n")
