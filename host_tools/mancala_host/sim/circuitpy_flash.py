@@ -86,15 +86,15 @@ def _put(fs, files):
 
 def fat_image(files: dict[str, bytes]) -> Callable[[bytes | None], bytes | None]:
     """rp2040.prepare_flash's image for CIRCUITPY holding files: a new drive with the files
-    (none: left erased, and CircuitPython formats it at its first boot), else the drive as it
-    is with only the files that differ rewritten; a drive that does not read as FAT is left
-    alone (CircuitPython will format it)."""
+    (none: left erased, and CircuitPython formats it at its first boot) if the flash is new
+    or its drive erased, else the drive as it is with only the files that differ rewritten;
+    a drive that does not read as FAT is left alone (CircuitPython will format it)."""
     def image(region):
         if not files:
             return None
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "circuitpy.img")
-            if region is None:
+            if region is None or region.count(0xFF) == len(region):
                 _new_fat(path)
             else:
                 with open(path, "wb") as f:

@@ -3,7 +3,7 @@
 // A watchdog reset (or machine.reset()) ends this Board; the harness then starts a new one
 // on the same flash and clock, as the chip reboots with its flash kept.
 import { RP2040 } from 'rp2040js';
-import { FLASH_BASE, FlashTraps } from './flash.mjs';
+import { FLASH_BASE, FlashTraps, PowerCuts } from './flash.mjs';
 import { DeviceWire, I2CTargets, IrqLine, SoftLines } from './i2c_bus.mjs';
 import { PioClock } from './leds.mjs';
 import { SerialLine } from './usb_serial.mjs';
@@ -52,7 +52,8 @@ export class Board {
    * opts: bootrom (Uint32Array), flash (FlashFile), startNanos, i2c {id, sda, scl} or null,
    * irqPin (the MPR121s' IRQ line) or null,
    * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
-   * onSerial(bytes), onTaken(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text).
+   * onSerial(bytes), onTaken(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text),
+   * cuts (PowerCuts, or none).
    */
   constructor(opts) {
     const mcu = new RP2040();
@@ -65,7 +66,8 @@ export class Board {
     this.mcu = mcu;
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset
-    this.traps = new FlashTraps(mcu, opts.flash, opts.log, (ns) => this.stall(ns));
+    this.traps = new FlashTraps(mcu, opts.flash, opts.log, (ns) => this.stall(ns),
+      opts.cuts || new PowerCuts(null), (cut, what) => this._powerCut(what));
     this.serial = new SerialLine(mcu, opts.onSerial, opts.onTaken);
     this.pio = new PioClock(mcu, opts.onFrame);
     const wd = mcu.peripherals[WATCHDOG_BASE];
@@ -106,6 +108,14 @@ export class Board {
       if (pio.running && clock.nanos >= pio.nextAt) {
         pio.advance(clock.nanos);
       }
+    }
+  }
+
+  _powerCut(what) {
+    // The power goes: this power-up ends where it is; RAM and the watchdog's scratch
+    // registers are lost, the flash keeps what the cut left in it.
+    if (!this.halted) {
+      this.halted = { reason: 'power cut', what, resetReason: 0, scratch: null };
     }
   }
 

@@ -8,6 +8,13 @@
 // and, when the core is about to run one, does its work on the array, writes the changed
 // bytes through to the flash file, charges the W25Q16JV's typical time to the emulated clock
 // (the CPU is stalled on a real Pico too: XIP is off while the flash is busy) and returns.
+//
+// Power cuts inside a flash operation (PowerCuts, from MANCALA_SIM_POWER_CUTS) leave what a
+// real chip leaves: an erase cut short has raised only some of the sector's 0 bits to 1, a
+// page program cut short has cleared only some of the bits it was clearing, and the pages
+// of a program after the one in progress are untouched. Which bits is not known on a real
+// chip; here each is decided by a PRNG seeded from the cut, so a run repeats exactly, and
+// the share of bits done is the share of the operation's typical time that had passed.
 import fs from 'node:fs';
 
 export const FLASH_BASE = 0x10000000;
@@ -105,6 +112,13 @@ export class FlashFile {
     fs.writeSync(this.fd, this.data, offset, count, offset);
   }
 
+  /** Write bytes as they are (a cut operation's result), through to the file. */
+  set(mcu, offset, bytes) {
+    this.data.set(bytes, offset);
+    mcu.flash.set(bytes, offset);
+    fs.writeSync(this.fd, this.data, offset, bytes.length, offset);
+  }
+
   program(mcu, offset, bytes) {
     // NOR flash: programming only clears bits.
     for (let i = 0; i < bytes.length; i++) {
@@ -113,6 +127,85 @@ export class FlashFile {
       mcu.flash[offset + i] = v;
     }
     fs.writeSync(this.fd, this.data, offset, bytes.length, offset);
+  }
+}
+
+/** A small seeded PRNG (mulberry32): the same cut leaves the same bits. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Each bit that differs between from and to takes to's value with probability share. */
+export function partly(from, to, share, random) {
+  const out = Uint8Array.from(from);
+  for (let i = 0; i < out.length; i++) {
+    let diff = from[i] ^ to[i];
+    while (diff) {
+      const bit = diff & -diff;
+      diff ^= bit;
+      if (random() < share) {
+        out[i] ^= bit;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Power cuts armed for flash operations: MANCALA_SIM_POWER_CUTS is a JSON list of
+ * {"op": "erase" | "program", "sector": flash offset, "nth": N, "after_ns": T}, each cutting
+ * the power T emulated ns into the Nth operation of that kind touching that 4 KB sector,
+ * counted from the power-up before it; with "bytes": B, only operations of B bytes count.
+ * The cuts are taken in order, one per power-up.
+ */
+export class PowerCuts {
+  constructor(spec) {
+    this.cuts = [];
+    if (spec) {
+      let list;
+      try {
+        list = JSON.parse(spec);
+      } catch (e) {
+        throw new Error(`MANCALA_SIM_POWER_CUTS is not JSON: ${e.message}`);
+      }
+      if (!Array.isArray(list) || !list.every((c) => c && ['erase', 'program'].includes(c.op) &&
+          Number.isInteger(c.sector) && c.sector % SECTOR === 0 && Number.isInteger(c.nth) &&
+          c.nth >= 1 && typeof c.after_ns === 'number' && c.after_ns >= 0 &&
+          (c.bytes === undefined || Number.isInteger(c.bytes)))) {
+        throw new Error('MANCALA_SIM_POWER_CUTS takes a list of {"op": "erase" or "program", ' +
+          '"sector": a sector\'s flash offset, "nth": 1 or more, "after_ns": 0 or more, ' +
+          'and optionally "bytes": a size}');
+      }
+      this.cuts = list;
+    }
+    this.seen = 0;
+  }
+
+  /** A power-up: counting starts again. */
+  powerUp() {
+    this.seen = 0;
+  }
+
+  /** The armed cut if this operation is the one it names, else null (and it is counted). */
+  hit(op, offset, count) {
+    const cut = this.cuts[0];
+    if (!cut || cut.op !== op || offset >= cut.sector + SECTOR || offset + count <= cut.sector ||
+        (cut.bytes !== undefined && cut.bytes !== count)) {
+      return null;
+    }
+    this.seen += 1;
+    if (this.seen !== cut.nth) {
+      return null;
+    }
+    this.cuts.shift();
+    return cut;
   }
 }
 
@@ -137,10 +230,15 @@ export function romFunction(mcu, a, b) {
  * and returns true; the caller checks pc before each instruction.
  */
 export class FlashTraps {
-  /** stall(ns): let emulated time pass with the CPU stopped (DMA and PIO go on). */
-  constructor(mcu, flashFile, log, stall) {
+  /**
+   * stall(ns): let emulated time pass with the CPU stopped (DMA and PIO go on).
+   * cuts: PowerCuts; powerCut(cut, what) ends the power-up when one is taken.
+   */
+  constructor(mcu, flashFile, log, stall, cuts = new PowerCuts(null), powerCut = () => {}) {
     this.mcu = mcu;
     this.stall = stall;
+    this.cuts = cuts;
+    this.powerCut = powerCut;
     this.file = flashFile;
     this.log = log;
     this.erase = romFunction(mcu, 'R', 'E');
@@ -171,6 +269,28 @@ export class FlashTraps {
     return offset >= 0 && count >= 0 && offset + count <= FLASH_SIZE;
   }
 
+  /**
+   * One erase or program of ns: done whole, or cut short by an armed power cut (cutShort(cut)
+   * gives the bytes it leaves). True if the power went: the core stays where it is.
+   */
+  _operate(op, offset, count, ns, whole, cutShort) {
+    const cut = this.cuts.hit(op, offset, count);
+    const what = `flash_range_${op}(0x${offset.toString(16)}, ${count})`;
+    if (cut && cut.after_ns < ns) {
+      this.file.set(this.mcu, offset, cutShort(cut));
+      this.stall(cut.after_ns);
+      this.powerCut(cut, `${what} ${cut.after_ns / 1e6} ms into its ${ns / 1e6} ms`);
+      return true;
+    }
+    whole();
+    this.stall(ns);
+    if (cut) {
+      this.powerCut(cut, `${what} as it ended`);
+      return true;
+    }
+    return false;
+  }
+
   _erase() {
     const r = this.mcu.core.registers;
     const offset = r[0] >>> 0;
@@ -178,8 +298,12 @@ export class FlashTraps {
     if (offset % SECTOR || count % SECTOR || !this._inRange(offset, count)) {
       this.log(`flash_range_erase(0x${offset.toString(16)}, ${count}) is not whole sectors inside the flash: ignored`);
     } else {
-      this.file.erase(this.mcu, offset, count);
-      this.stall(eraseNanos(offset, count, r[2] >>> 0));
+      const ns = eraseNanos(offset, count, r[2] >>> 0);
+      const cut = (c) => partly(this.file.data.subarray(offset, offset + count),
+        new Uint8Array(count).fill(0xff), c.after_ns / ns, prng(offset ^ c.nth ^ Math.round(c.after_ns)));
+      if (this._operate('erase', offset, count, ns, () => this.file.erase(this.mcu, offset, count), cut)) {
+        return;
+      }
     }
     this._return();
   }
@@ -196,8 +320,23 @@ export class FlashTraps {
       for (let i = 0; i < count; i++) {
         bytes[i] = this.mcu.readUint8(src + i);
       }
-      this.file.program(this.mcu, offset, bytes);
-      this.stall((count / PAGE) * PROGRAM_NS_PER_PAGE);
+      const ns = (count / PAGE) * PROGRAM_NS_PER_PAGE;
+      const cut = (c) => {
+        // Pages are programmed one after another: those before the cut whole, the one in
+        // progress in part, the rest not at all.
+        const done = Math.floor(c.after_ns / PROGRAM_NS_PER_PAGE) * PAGE;
+        const from = this.file.data.slice(offset, offset + count);
+        const whole = from.map((v, i) => v & bytes[i]);
+        const page = partly(from.subarray(done, done + PAGE), whole.subarray(done, done + PAGE),
+          (c.after_ns % PROGRAM_NS_PER_PAGE) / PROGRAM_NS_PER_PAGE,
+          prng(offset ^ c.nth ^ Math.round(c.after_ns)));
+        from.set(whole.subarray(0, done), 0);
+        from.set(page, done);
+        return from;
+      };
+      if (this._operate('program', offset, count, ns, () => this.file.program(this.mcu, offset, bytes), cut)) {
+        return;
+      }
     }
     this._return();
   }

@@ -6,7 +6,9 @@
 //
 // stdin/stdout are the USB CDC serial line, raw bytes both ways; diagnostics go to stderr.
 // The I2C devices are the device process's (MANCALA_SIM_BUS, sim/devices.py), LED frames are
-// appended to MANCALA_SIM_FRAMES as {"pin": N, "grb": "<hex>"} lines.
+// appended to MANCALA_SIM_FRAMES as {"pin": N, "grb": "<hex>"} lines. MANCALA_SIM_POWER_CUTS
+// arms power cuts inside flash operations (flash.mjs, PowerCuts): after each, the chip powers
+// up again on the flash as the cut left it.
 //
 // Time is the emulated clock's only. --pace realtime (the default) never lets it run ahead
 // of the host's clock, so a finger held for 0.1 s on the host is held at most 0.1 emulated s:
@@ -16,7 +18,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Board } from './board.mjs';
-import { FlashFile, readUF2 } from './flash.mjs';
+import { FlashFile, PowerCuts, readUF2 } from './flash.mjs';
 import { LineSplitter, Trace } from './trace.mjs';
 
 const CHUNK_NS = 2e6;        // emulated time run between looks at the host's I/O
@@ -70,11 +72,13 @@ function main() {
   let bootrom;
   let blocks;
   let flash;
+  let cuts;
   try {
     const rom = fs.readFileSync(opts.bootrom);
     bootrom = new Uint32Array(rom.buffer, rom.byteOffset, rom.length >> 2);
     blocks = readUF2(opts.image);
     flash = new FlashFile(opts.flash, blocks);
+    cuts = new PowerCuts(process.env.MANCALA_SIM_POWER_CUTS);
   } catch (e) {
     fail(e.code ? `${e.path || ''}: ${e.code}` : e.message);
   }
@@ -109,7 +113,9 @@ function main() {
   };
 
   const powerUp = (startNanos, reset) => {
+    cuts.powerUp();
     return new Board({
+      cuts,
       bootrom, flash, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
       wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
       scratch: reset ? reset.scratch : null, onSerial, onTaken: (bytes) => inLines.push(bytes),
@@ -124,7 +130,11 @@ function main() {
     if (board.halted) {
       const why = board.halted;
       trace.write(board.clock.nanos, 'reset', { cause: why.reason });
-      log(`reset by ${why.reason}; rebooting with the flash kept`);
+      if (why.what) {
+        log(`power cut during ${why.what}; powering up again on the flash as it was left`);
+      } else {
+        log(`reset by ${why.reason}; rebooting with the flash kept`);
+      }
       board = powerUp(board.clock.nanos, why);
     }
     const { mcu, clock, pio, traps } = board;
