@@ -32,6 +32,10 @@ from mancala_host.sim import rp2040  # noqa: E402
 IMAGES = (("MicroPython v1.28.0", None),
           ("CircuitPython 9.2.9", "circuitpython-9.2.9-raspberry_pi_pico.uf2"))
 PROBE = os.path.join(ROOT, "bench", "think_probe.py")
+SEARCH_HEAP_PROBE = os.path.join(ROOT, "bench", "search_heap_probe.py")
+# --live: the whole game each profile plays, every seat the CPU's.
+LIVE_RULES = {"duo": {"variant": "kalah", "players": 2, "pits": 6, "seeds": 4},
+              "quad": {"variant": "basic", "players": 4, "pits": 6, "seeds": 4}}
 
 
 def start(image, flash, profile, main=None):
@@ -139,6 +143,47 @@ def cpu_game(image, profile, cpu_moves, level=5):
             proc.wait()
 
 
+def live_game(image, profile, level):
+    """A whole game with every seat a CPU seat at level, on the board's own entry point with
+    bench/search_heap_probe.py's one addition: the heap free after a collection once each
+    search has made its tables. Returns (the lowest of those, searches, moves, longest
+    think_ms, the board's level cap seen in the seats' searches)."""
+    rules = LIVE_RULES[profile]
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = start(image, os.path.join(tmp, "flash"), profile, SEARCH_HEAP_PROBE)
+        it = booted(proc)
+        try:
+            seats = [{"kind": "cpu", "level": level}] * rules["players"]
+            # No animation: a search starts once the sowing has ended, so it does not change
+            # the heap a search finds, and a whole game takes minutes less to emulate.
+            request(proc, it, "set_config", config={"seats": seats, "animation_ms": 0})
+            state = request(proc, it, "new_game", rules=rules, first=0)["state"]
+            low, searches, moves, longest, plies = None, 0, 0, 0, set()
+            for obj in it:
+                if not obj:
+                    continue
+                if obj.get("event") == "boot":
+                    raise SystemExit("the board restarted during the CPU's game")
+                if obj.get("event") == "search_heap":
+                    searches += 1
+                    low = obj["free"] if low is None else min(low, obj["free"])
+                    plies.add((obj["plies"], obj["table"]))
+                elif obj.get("event") == "move":
+                    moves += 1
+                    sys.stderr.write("move %d (think %s ms), lowest free %s\r"
+                                     % (moves, obj.get("think_ms"), low))
+                    longest = max(longest, obj.get("think_ms") or 0)
+                    state = obj["state"]
+                    if state["over"]:
+                        break
+                elif obj.get("event") == "log" and obj.get("level") == "error":
+                    raise SystemExit("the board reported an error: %s" % obj.get("message"))
+            return low, searches, moves, longest, sorted(plies)
+        finally:
+            proc.kill()
+            proc.wait()
+
+
 def think(image, profile):
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile, PROBE)
@@ -162,9 +207,21 @@ def main(argv=None):
     p.add_argument("--levels", metavar="N,N,...",
                    help="only the CPU's game, once at each of these levels (e.g. 1,2,3,4,5), "
                         "and the heap free after a collection when it has made its moves")
+    p.add_argument("--live", metavar="N,N,...",
+                   help="only whole games with every seat the CPU's (duo: Kalah, quad: "
+                        "4-player Basic), once at each of these levels, and the lowest heap "
+                        "free during a search (after a collection, the search's tables "
+                        "made)")
     args = p.parse_args(argv)
     for name, image in IMAGES:
         if args.only and not name.lower().startswith(args.only):
+            continue
+        if args.live:
+            for level in [int(n) for n in args.live.split(",")]:
+                low, searches, moves, longest, plies = live_game(image, args.profile, level)
+                print("%s (%s): every seat at level %d, %d moves, %d searches: free during a "
+                      "search at least %s; longest think %d ms; searches (plies, table) %s"
+                      % (name, args.profile, level, moves, searches, low, longest, plies))
             continue
         if args.levels:
             for level in [int(n) for n in args.levels.split(",")]:

@@ -25,7 +25,14 @@ A serial hint asked while a CPU seat or the move timer is already thinking is an
 the move that search then plays. A search dropped by a change answers those requests with
 hint_dropped, so every request still gets exactly one answer (docs/protocol.md §4). In the
 move timer's last 10 seconds the display counts them down on the mover's store.
+
+Every search (a CPU seat's, the timer's, a hint's) runs at most at STRONGEST_LEVEL: 5 on
+MicroPython, 4 on CircuitPython, which keeps every module's bytecode on its heap, so that
+level 5's transposition table (8 KB more than levels 1-4) would leave the game the least
+room (docs/performance.md section 7). A seat set to level 5 plays at level 4 there.
 """
+
+import sys
 
 from mpcompat import ticks_ms, ticks_diff
 
@@ -43,6 +50,7 @@ THINK_MS = 1000
 SLICE_MS = 7
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
 HINT_LEVEL = 5
+STRONGEST_LEVEL = 4 if sys.implementation.name == "circuitpython" else 5
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
 DROPPED = "The game changed before the hint was ready; send hint again."
 FAILED = "The board hit an internal error while thinking; send hint again."
@@ -81,7 +89,8 @@ class Autoplay:
         if self.memory is None:
             self.memory = Memory()
         self.sampled = False
-        return Search(game, level, THINK_MS, memory=self.memory, started=started)
+        return Search(game, min(level, STRONGEST_LEVEL), THINK_MS, memory=self.memory,
+                      started=started)
 
     def _answer(self, seat, pit, code=HINT_DROPPED):
         """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""

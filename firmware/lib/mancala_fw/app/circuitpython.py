@@ -21,9 +21,10 @@ engine, the app, the touch layer, the display, the protocol) is the one shared c
   code.py stops it when a host breaks in with Ctrl-C, so the REPL stays up;
   CircuitPython also stops it itself when code.py ends without an error, and keeps it
   running after an error, so a board stuck in one resets.
+- Heap: CircuitPython keeps every imported module's bytecode on its heap (there is no frozen
+  firmware), so build() forgets app.hardware once it has made the display: its one function
+  this layer uses, _display, is needed only then (about 2 KB; docs/performance.md section 7).
 """
-
-from mancala_fw.app.hardware import _display
 
 
 def _pin(gpio):
@@ -138,8 +139,12 @@ def build(profile):
     import gc
     import busio
     from drivers.mpr121 import MPR121Group
+    from mancala_fw.app import forget
+    from mancala_fw.app.hardware import _display
 
     gc.collect()
     bus = busio.I2C(_pin(profile.scl), _pin(profile.sda), frequency=profile.i2c_freq)
     pads = MPR121Group(RegisterBus(bus), profile.pad_chips)
-    return pads, _display(profile, _chains), Watchdog()
+    display = _display(profile, _chains)
+    forget("mancala_fw.app.hardware")
+    return pads, display, Watchdog()
