@@ -10,8 +10,11 @@ again; then bench/think_probe.py runs in place of the entry point: three level-5
 each a Search with a 1 s budget stepped in 7 ms slices, timed on the board's clock, and the
 Kalah move at levels 1-4; then a Kalah game against a CPU seat, whose heap is read once the
 board has collected its garbage after the CPU's moves (--levels: that game alone, at each
-level given). Emulated time is the RP2040's (rp2040js counts cycles), so the figures do not
-depend on this machine.
+level given). --live N,...: whole games with every seat the CPU's at each level given (duo:
+Kalah, quad: 4-player Basic), on bench/search_heap_probe.py, and the heap free during the
+searches after a collection. On CircuitPython a seat at level 5 plays at level 4
+(app.autoplay.STRONGEST_LEVEL); think_probe.py's searches are not capped. Emulated time is
+the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
 """
 import argparse
 import json
