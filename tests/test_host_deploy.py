@@ -35,6 +35,25 @@ def test_dry_run_lists_the_compiled_tree(tmp_path, capsys):
     assert "Then reset the board and check that it reports firmware" in out
 
 
+def test_deploy_stages_in_its_own_folder_and_leaves_the_built_image(tmp_path, capsys):
+    # make firmware's image and its build tree (the unpacked MicroPython, minutes to rebuild)
+    # live in build/firmware; deploy prunes its stage to what it copies, so it stages apart.
+    fw = tmp_path / "repo" / "firmware"
+    (fw / "lib" / "pkg").mkdir(parents=True)
+    (fw / "main.py").write_text("import pkg\n")
+    (fw / "lib" / "pkg" / "__init__.py").write_text("X = 1\n")
+    image = tmp_path / "repo" / "build" / "firmware"
+    (image / "image").mkdir(parents=True)
+    (image / "mancala-board-0.1.0.uf2").write_bytes(b"UF2\n")
+    (image / "image" / "image.key").write_text("key\n")
+    assert cli.main(["deploy", "--dry-run", "--firmware", str(fw)]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path / "repo" / "build" / "deploy") in out
+    assert (tmp_path / "repo" / "build" / "deploy" / "lib" / "pkg" / "__init__.mpy").exists()
+    assert (image / "mancala-board-0.1.0.uf2").read_bytes() == b"UF2\n"
+    assert (image / "image" / "image.key").read_text() == "key\n"
+
+
 def test_unchanged_sources_are_not_recompiled(tmp_path):
     fw = tmp_path / "fw"
     (fw / "lib" / "pkg").mkdir(parents=True)

