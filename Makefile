@@ -5,6 +5,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
+# make test runs the tests in TEST_JOBS processes (pytest-xdist): most of the suite's time is
+# the emulated Pico, one core per board. TEST_JOBS=1 runs them one after another.
+TEST_JOBS ?= $(JOBS)
 STUBS  := $(VENV)/micropython-stubs
 STUBS_PACKAGE := micropython-rp2-rpi-pico-stubs==1.28.*
 CIRCUITPY_LIB := $(VENV)/circuitpython-lib
@@ -38,7 +41,7 @@ sim: $(STAMP) rp2040
 # The tests run on the firmware image too whenever its source is at hand (cached: seconds
 # when nothing changed).
 test: $(STAMP) browser rp2040 $(if $(MICROPYTHON_SRC),firmware)
-	$(BIN)/python -m pytest -q $(PYTEST_FLAGS)
+	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist worksteal) $(PYTEST_FLAGS)
 
 # The web view is tested in a real headless Chromium: Debian's package, not a test tool's
 # own download.  Installed once; skipped when it is already there.

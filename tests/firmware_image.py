@@ -4,6 +4,7 @@ date, in well under a second) from the MicroPython source archive in the RP2 mir
 `make test` builds it before pytest; a plain pytest run builds it here when the firmware
 changed.  Tests that need it skip only when there is no source archive or no ARM toolchain:
 CI has both (.ci/run passes the archive and make installs the toolchain)."""
+import fcntl
 import io
 import os
 import shutil
@@ -27,14 +28,19 @@ def mirror_file(path):
 
 
 def image():
-    """The path of the image built from the current firmware."""
+    """The path of the image built from the current firmware. Test processes running side by
+    side (make test's pytest-xdist) build it once: the others wait for the first."""
     from mancala_host import imagebuild
 
     mirror_file(ARCHIVE)
-    if not imagebuild.up_to_date(ROOT, ARCHIVE):
-        if not shutil.which("arm-none-eabi-gcc"):
-            pytest.skip("the ARM toolchain is not installed ('make firmware' installs it)")
-        imagebuild.build(ROOT, ARCHIVE, out=io.StringIO())
+    folder = os.path.join(ROOT, "build", "firmware")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, ".tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not imagebuild.up_to_date(ROOT, ARCHIVE):
+            if not shutil.which("arm-none-eabi-gcc"):
+                pytest.skip("the ARM toolchain is not installed ('make firmware' installs it)")
+            imagebuild.build(ROOT, ARCHIVE, out=io.StringIO())
     return imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))
 
 

@@ -66,6 +66,15 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     from boardsim import PROFILES
     from mancala_fw.selftest import Bringup
 
+    gone = ("mancala_fw.app.config", "mancala_fw.app.menu", "mancala_fw.selftest.calibration",
+            "mancala_fw.selftest.core")
+    # Start as a board does, with none of them loaded (another test in this process may have
+    # imported one directly).
+    for name in gone:
+        sys.modules.pop(name, None)
+        package, _, leaf = name.rpartition(".")
+        if package in sys.modules:
+            vars(sys.modules[package]).pop(leaf, None)
     prof = profiles.load(os.path.join(PROFILES, "duo.json"))
     assert "mancala_fw.profile.checks" in sys.modules
     profiles.release_checks()
@@ -74,8 +83,6 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     profiles.release_checks()
     app = App(prof, NullDisplay(), lambda name, fields: None, str(tmp_path) + os.sep)
     app.boot()
-    gone = ("mancala_fw.app.config", "mancala_fw.app.menu", "mancala_fw.selftest.calibration",
-            "mancala_fw.selftest.core")
     Bringup(prof, None, None, str(tmp_path) + os.sep)
     assert [m for m in gone if m in sys.modules] == []
     app.set_config({"brightness": 10}, "test")

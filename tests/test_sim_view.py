@@ -189,13 +189,22 @@ def last_screen(buf):
     return text[:text.rfind("\x1b[J")].split("\x1b[H")[-1]
 
 
+TERM_ROWS, TERM_COLUMNS = 60, 400
+
+
 @contextmanager
 def pty_sim(*args):
     """`mancala-board sim` (start_sim(*args)) in a new pty, as a terminal runs it; yields
     (the process, the pty's master end). The process is killed if it is still running at
     the end, and the pty is closed."""
+    import fcntl
     import pty
+    import struct
+    import termios
     master, slave = pty.openpty()
+    # A terminal's size, wide enough for any temporary path the screen shows (a new pty has
+    # none, and the view then assumes 100 columns).
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", TERM_ROWS, TERM_COLUMNS, 0, 0))
     proc = start_sim(*args, stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
     try:
