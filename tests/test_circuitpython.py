@@ -1,7 +1,8 @@
 """The CircuitPython edition: its files, the CIRCUITPY drive in the emulated Pico's flash, the
 saves in nvm, deploy --circuitpython, and whole games on stock CircuitPython 9.2.9 on the
 emulated Pico (boot, a Kalah game on duo through a power cut, a 3-player Basic game on quad,
-diag memory).
+diag memory; on duo also the strongest CPU level, 4: a level-5 seat refused, and one saved
+by MicroPython restored at level 4).
 
 The emulated part stays small: CircuitPython compiles the firmware from source at each boot
 (about half a minute of host time), and a move takes about a host second.
@@ -546,7 +547,7 @@ def test_power_cuts_inside_nvm_writes_on_the_emulated_pico(tmp_path, monkeypatch
     # of the whole sector), cut inside its first page: the settings are lost too.
     assert boots[4][:4] == (None, lost % "game.json", False, lost % "settings.json"), boots[4]
     assert boots[4][4] == list(range(1, 25)), boots[4]
-    assert _saved_in_nvm(flash / rp2040.FLASH_FILE)["n"] == 24
+    assert _in_nvm(flash / rp2040.FLASH_FILE)["n"] == 24
 
 
 # ------------------------------------------------------------------ deploy --circuitpython
@@ -617,8 +618,9 @@ def _settles(frames_path, prof, state, tries=600):
     return False
 
 
-def _saved_in_nvm(flash_path):
-    """The game saved in the nvm sector of a flash file, read as storage.slots does."""
+def _in_nvm(flash_path, change=None):
+    """The game saved in the nvm sector of a flash file, read as storage.slots does; with
+    change, change(slots) runs on that sector too and the sector is written back."""
     from mancala_fw.storage import slots
 
     with open(flash_path, "rb") as f:
@@ -629,11 +631,27 @@ def _saved_in_nvm(flash_path):
     _on(slots, sector)
     try:
         saved, problem = slots.load("game.json", "mancala-game")
+        if change is not None:
+            change(slots)
+            with open(flash_path, "r+b") as f:
+                f.seek(circuitpy_flash.NVM_OFFSET)
+                f.write(sector)
     finally:
         for name, value in zip(names, keep):
             setattr(slots, name, value)
     assert problem is None and saved is not None, problem
     return saved
+
+
+def _saved_at_level_5(seat):
+    """A change for _in_nvm: the saved settings with seat the CPU's at level 5, as a board
+    on MicroPython (or before this edition's cap) saves them."""
+    def change(slots):
+        settings, problem = slots.load("settings.json", "mancala-settings")
+        assert problem is None and settings is not None, problem
+        settings["config"]["seats"][seat] = {"kind": "cpu", "level": 5}
+        slots.save("settings.json", settings)
+    return change
 
 
 def _play(board, game, rng, frames_path, prof, moves=None, rings=True):
@@ -652,6 +670,13 @@ def _play(board, game, rng, frames_path, prof, moves=None, rings=True):
         played += 1
     assert _settles(frames_path, prof, game.to_dict())
     return played
+
+
+LEVEL_5_REFUSED = ("seats[1].level must be an integer from 1 to 4, got 5: 4 is the strongest "
+                   "level on CircuitPython, where level 5's search table needs more memory "
+                   "than the board has free.")
+LEVEL_5_RESTORED = ("The saved seat %d played at CPU level 5, which CircuitPython does not "
+                    "offer; it plays at level 4, the strongest here.")
 
 
 @needs_circuitpython
@@ -677,12 +702,24 @@ def test_a_whole_game_over_the_serial_line(tmp_path, profile, rules, cut):
         game = Game.from_dict(state)
         assert _settles(frames, prof, state)
         if cut:
+            # The strongest level here is 4: a level-5 seat is refused in one sentence.
+            refused = board.request("set_config", config={"seats": [
+                {"kind": "human"}, {"kind": "cpu", "level": 5}]})
+            assert refused["error"] == {"code": "bad_config", "message": LEVEL_5_REFUSED}
             _play(board, game, rng, frames, prof, moves=8)
             board.kill()  # the power cut, right after an acknowledged move
-            # The acknowledged game is in the flash sector the harness takes for nvm.
-            assert _saved_in_nvm(tmp_path / "flash" / rp2040.FLASH_FILE)["state"] == game.to_dict()
+            # The acknowledged game is in the flash sector the harness takes for nvm; the
+            # settings there get a level-5 seat (the seat not to move), as MicroPython saves.
+            other = 1 - game.turn
+            flash_file = tmp_path / "flash" / rp2040.FLASH_FILE
+            assert _in_nvm(flash_file, _saved_at_level_5(other))["state"] == game.to_dict()
             board = circuitpython_board(tmp_path / "flash", profile, frames=True)
             assert board.boot["resumed"] is True
+            seats = board.ok("get_config")["config"]["seats"]
+            assert seats[other] == {"kind": "cpu", "level": 4}, seats
+            assert [(e["level"], e["message"]) for e in board.take_events("log")] == [
+                ("warning", LEVEL_5_RESTORED % other)]
+            board.ok("set_config", config={"seats": [{"kind": "human"}] * 2})
             assert board.ok("state")["state"] == game.to_dict()
         _play(board, game, rng, frames, prof, rings=cut)
         assert game.over and board.ok("state")["state"]["places"] == game.to_dict()["places"]

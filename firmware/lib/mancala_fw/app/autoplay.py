@@ -26,10 +26,12 @@ the move that search then plays. A search dropped by a change answers those requ
 hint_dropped, so every request still gets exactly one answer (docs/protocol.md §4). In the
 move timer's last 10 seconds the display counts them down on the mover's store.
 
-Every search (a CPU seat's, the timer's, a hint's) runs at most at STRONGEST_LEVEL: 5 on
-MicroPython, 4 on CircuitPython, which keeps every module's bytecode on its heap, so that
-level 5's transposition table (8 KB more than levels 1-4) would leave the game the least
-room (docs/performance.md section 7). A seat set to level 5 plays at level 4 there.
+STRONGEST_LEVEL is the strongest level this edition plays, the one constant that the
+config's check (app.config), the setup menu (app.menu), the hint and the search cap below all
+read: 5 (CPU_LEVELS, all of mancala.cpu's levels) on MicroPython, 4 on CircuitPython, which
+keeps every module's bytecode on its heap, so that level 5's transposition table (8 KB more
+than levels 1-4) would leave the game the least room (docs/performance.md section 7). This
+module does not import the CPU, so app.config can read the constant without loading it.
 """
 
 import sys
@@ -49,8 +51,9 @@ THINK_MS = 1000
 # thinks is seen as soon as when it does not; the search keeps ~7/8 of the CPU.
 SLICE_MS = 7
 TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, not ruthless
-HINT_LEVEL = 5
-STRONGEST_LEVEL = 4 if sys.implementation.name == "circuitpython" else 5
+CPU_LEVELS = 5  # mancala.cpu plays levels 1..CPU_LEVELS
+STRONGEST_LEVEL = 4 if sys.implementation.name == "circuitpython" else CPU_LEVELS
+HINT_LEVEL = STRONGEST_LEVEL  # a hint is the strongest suggestion the board can make
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
 DROPPED = "The game changed before the hint was ready; send hint again."
 FAILED = "The board hit an internal error while thinking; send hint again."

@@ -14,11 +14,11 @@ supply raises it, up to the profile's power.budget_ma.
 """
 
 from mancala import Rules
+from mancala_fw.app import autoplay  # loaded with the app; its levels, not the CPU
 
 KEYS = ("rules", "rotate_starter", "brightness", "power_limit_ma", "animation_ms", "seats",
         "move_time_limit")
 USB_MA = 500  # what a USB 2 port must deliver; a laptop's port often gives no more
-MAX_CPU_LEVEL = 5
 TIME_LIMITS = (0, 30, 60)
 
 
@@ -74,15 +74,46 @@ def _seat(i, entry):
         return {"kind": "human"}
     if kind == "cpu":
         level = entry.get("level", 3)
-        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= MAX_CPU_LEVEL:
-            raise ValueError("%s.level must be an integer from 1 to %d, got %s."
-                             % (key, MAX_CPU_LEVEL, _show(level)))
+        top = autoplay.STRONGEST_LEVEL
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= top:
+            raise ValueError("%s.level must be an integer from 1 to %d, got %s%s."
+                             % (key, top, _show(level), _capped(top)))
         extra = [k for k in entry if k not in ("kind", "level")]
         if extra:
             raise ValueError("%s: a cpu seat takes only \"kind\" and \"level\", not %s."
                              % (key, extra[0]))
         return {"kind": "cpu", "level": level}
     raise ValueError("%s.kind must be \"human\" or \"cpu\", got %s." % (key, _show(kind)))
+
+
+def _capped(top):
+    # Why this edition's range ends below the CPU's strongest level (CircuitPython's heap).
+    if top >= autoplay.CPU_LEVELS:
+        return ""
+    return (": %d is the strongest level on CircuitPython, where level %d's search table "
+            "needs more memory than the board has free" % (top, top + 1))
+
+
+def _seat_levels(seats, problems):
+    """Saved seats with a CPU level above this edition's strongest (a config saved on
+    MicroPython, or before the cap) at the strongest level instead, each said in problems:
+    the seat stays the CPU's rather than the whole key falling back to its default."""
+    top = autoplay.STRONGEST_LEVEL
+    if not isinstance(seats, list):
+        return seats
+    out = []
+    for i in range(len(seats)):
+        entry = seats[i]
+        level = entry.get("level") if isinstance(entry, dict) else None
+        if isinstance(level, int) and not isinstance(level, bool) and \
+                entry.get("kind") == "cpu" and top < level <= autoplay.CPU_LEVELS:
+            entry = dict(entry)
+            entry["level"] = top
+            problems.append("The saved seat %d played at CPU level %d, which CircuitPython "
+                            "does not offer; it plays at level %d, the strongest here."
+                            % (i, level, top))
+        out.append(entry)
+    return out
 
 
 def check_rules(rules, board):
@@ -143,15 +174,19 @@ def check(old, patch, board):
 
 def restore(saved, board):
     """The config from a saved dict, key by key: a bad or missing key falls back to its
-    default (and is named in the returned problems), so one bad value costs only itself."""
+    default (and is named in the returned problems), so one bad value costs only itself. A
+    CPU seat saved above this edition's strongest level plays at that level (also named)."""
     config = defaults(board)
     problems = []  # type: list
     if not isinstance(saved, dict):
         return config, problems
     for k in KEYS:
         if k in saved:
+            value = saved[k]
+            if k == "seats":
+                value = _seat_levels(value, problems)
             try:
-                config, _ = check(config, {k: saved[k]}, board)
+                config, _ = check(config, {k: value}, board)
             except ValueError as e:
                 problems.append("saved %s" % e)
     return config, problems

@@ -6,8 +6,9 @@ pits, so it needs nothing from the display beyond showing a state:
 
     pit 1  variant  (1 = Kalah, 2 = Basic)      pit 3  pits per seat
     pit 2  players                              pit 4  seeds per pit
-    pit 5  who plays this seat now: 0 = a person, 1..5 = the CPU at that level (games with
-           5 or more pits; it takes effect at once, also in the middle of a game)
+    pit 5  who plays this seat now: 0 = a person, 1..STRONGEST_LEVEL = the CPU at that level
+           (app.autoplay: 5 on MicroPython, 4 on CircuitPython; games with 5 or more pits;
+           it takes effect at once, also in the middle of a game)
 
 Tapping one of those pits steps its value to the next one that this board can seat, changing
 the other values as little as possible. Tapping the same store starts a new game with the
@@ -18,6 +19,7 @@ IDLE_MS, closes the menu and changes nothing.
 from mpcompat import ticks_diff
 from mancala import Rules
 
+from mancala_fw.app import autoplay
 from mancala_fw.app.config import check_rules
 
 IDLE_MS = 20000
@@ -115,7 +117,7 @@ class Menu:
 
     def event(self):
         """The `menu` event's fields while open: the rules shown, and (when pit 5 shows it) who
-        plays the seat: 0 a person, 1..5 the CPU at that level."""
+        plays the seat: 0 a person, 1..STRONGEST_LEVEL the CPU at that level."""
         fields = {"open": True, "seat": self.seat, "rules": self.chosen_rules()}
         if self.app.session.game.pits >= 5:
             fields["plays"] = self._seat_level()
@@ -163,7 +165,7 @@ class Menu:
             return
         seat, pit = where
         if seat == self.seat and pit == 5:
-            level = (self._seat_level() + 1) % 6
+            level = (self._seat_level() + 1) % (autoplay.STRONGEST_LEVEL + 1)
             entry = {"kind": "cpu", "level": level} if level else {"kind": "human"}
             seats = list(app.config["seats"])
             seats[seat] = entry

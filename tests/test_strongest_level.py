@@ -1,0 +1,104 @@
+"""The strongest CPU level is one constant (app.autoplay.STRONGEST_LEVEL: 5 on MicroPython, 4
+on CircuitPython) that the config check, the setup menu, a saved config's restore and the
+hint all follow. On CPython, with the cap set as CircuitPython sets it where the
+test says so; tests/test_circuitpython.py checks the refusal and the restore on stock
+CircuitPython 9.2.9 on the emulated Pico."""
+import json
+import os
+
+import pytest
+
+from mancala_fw import profile as profiles
+from mancala_fw.app import App, autoplay, config
+from mancala_fw.app.hardware import NullDisplay
+
+from boardsim import PROFILES
+
+DUO = profiles.load(os.path.join(PROFILES, "duo.json"))
+HUMANS = [{"kind": "human"}, {"kind": "human"}]
+
+
+@pytest.fixture
+def circuitpython(monkeypatch):
+    """The cap as CircuitPython sets it."""
+    monkeypatch.setattr(autoplay, "STRONGEST_LEVEL", 4)
+
+
+def _app(tmp_path, events=None):
+    events = [] if events is None else events
+    app = App(DUO, NullDisplay(), lambda name, fields: events.append(dict(fields, event=name)),
+              str(tmp_path) + os.sep)
+    app.boot()
+    return app, events
+
+
+def _seat(level):
+    return {"seats": [{"kind": "human"}, {"kind": "cpu", "level": level}]}
+
+
+def test_the_hint_is_a_search_at_the_strongest_level():
+    assert autoplay.HINT_LEVEL == autoplay.STRONGEST_LEVEL == autoplay.CPU_LEVELS == 5
+
+
+def test_config_takes_levels_up_to_the_strongest(circuitpython):
+    old = config.defaults(DUO)
+    new, _ = config.check(old, _seat(4), DUO)
+    assert new["seats"][1] == {"kind": "cpu", "level": 4}
+    with pytest.raises(ValueError) as e:
+        config.check(old, _seat(5), DUO)
+    assert str(e.value) == (
+        "seats[1].level must be an integer from 1 to 4, got 5: 4 is the strongest level on "
+        "CircuitPython, where level 5's search table needs more memory than the board has "
+        "free.")
+
+
+def test_micropython_takes_level_5_and_names_the_range_alone():
+    old = config.defaults(DUO)
+    assert config.check(old, _seat(5), DUO)[0]["seats"][1]["level"] == 5
+    with pytest.raises(ValueError) as e:
+        config.check(old, _seat(6), DUO)
+    assert str(e.value) == "seats[1].level must be an integer from 1 to 5, got 6."
+
+
+def test_menu_pit_5_steps_through_the_strongest_level_and_back(tmp_path, circuitpython):
+    app, events = _app(tmp_path)
+    app.set_config({"seats": HUMANS, "animation_ms": 0}, "test")
+    store = app.seating.store(1)
+    app.touch("press", store, 0)
+    app.touch("long", store, 1000)
+    app.touch("release", store, 1100)
+    for _ in range(6):
+        app.touch("press", app.seating.position(1, 5), 1200)
+    assert [e["plays"] for e in events if e["event"] == "menu"] == [0, 1, 2, 3, 4, 0, 1]
+
+
+def test_a_saved_seat_above_the_strongest_level_keeps_the_cpu_and_is_said_once(
+        tmp_path, monkeypatch):
+    # Saved where level 5 is played (MicroPython, or before the cap) ...
+    app, _ = _app(tmp_path)
+    app.set_config({"seats": [{"kind": "cpu", "level": 5}, {"kind": "cpu", "level": 2}],
+                    "brightness": 70}, "test")
+    # ... and booted where it is not.
+    monkeypatch.setattr(autoplay, "STRONGEST_LEVEL", 4)
+    app, events = _app(tmp_path)
+    assert app.config["seats"] == [{"kind": "cpu", "level": 4}, {"kind": "cpu", "level": 2}]
+    assert app.config["brightness"] == 70
+    said = [e for e in events if e["event"] == "log"]
+    assert [(e["level"], e["message"]) for e in said] == [(
+        "warning", "The saved seat 0 played at CPU level 5, which CircuitPython does not "
+                   "offer; it plays at level 4, the strongest here.")]
+    with open(tmp_path / "settings.json") as f:
+        assert json.load(f)["config"]["seats"][0] == {"kind": "cpu", "level": 4}
+    app, events = _app(tmp_path)
+    assert app.config["seats"][0] == {"kind": "cpu", "level": 4}
+    assert not [e for e in events if e["event"] == "log"]
+
+
+def test_a_saved_level_out_of_every_range_still_falls_back(tmp_path, circuitpython):
+    seats = [{"kind": "cpu", "level": 9}, {"kind": "human"}]
+    with open(tmp_path / "settings.json", "w") as f:
+        json.dump({"format": "mancala-settings", "config": {"seats": seats}}, f)
+    app, events = _app(tmp_path)
+    assert app.config["seats"] == HUMANS
+    (said,) = [e["message"] for e in events if e["event"] == "log"]
+    assert said.startswith("saved seats[0].level must be an integer from 1 to 4, got 9")
