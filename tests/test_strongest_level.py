@@ -1,6 +1,7 @@
 """The strongest CPU level is one constant (app.autoplay.STRONGEST_LEVEL: 5 on MicroPython, 4
 on CircuitPython) that the config check, the setup menu, a saved config's restore and the
-hint all follow. On CPython, with the cap set as CircuitPython sets it where the
+hint all follow; and the CPU is loaded as soon as a seat is the CPU's, so that no move's
+budget pays for loading it. On CPython, with the cap set as CircuitPython sets it where the
 test says so; tests/test_circuitpython.py checks the refusal and the restore on stock
 CircuitPython 9.2.9 on the emulated Pico."""
 import json
@@ -102,3 +103,78 @@ def test_a_saved_level_out_of_every_range_still_falls_back(tmp_path, circuitpyth
     assert app.config["seats"] == HUMANS
     (said,) = [e["message"] for e in events if e["event"] == "log"]
     assert said.startswith("saved seats[0].level must be an integer from 1 to 4, got 9")
+
+
+# ------------------------------------------------------------------ loading the CPU
+def test_the_cpu_is_loaded_when_a_seat_becomes_the_cpus_and_not_before(tmp_path):
+    app, _ = _app(tmp_path)
+    assert app.autoplay.memory is None  # all seats human: the CPU's heap stays free
+    app.set_config({"brightness": 50, "move_time_limit": 30}, "test")
+    assert app.autoplay.memory is None
+    app.set_config(_seat(2), "test")
+    assert app.autoplay.memory is not None
+
+
+def test_a_board_with_a_cpu_seat_loads_the_cpu_at_boot(tmp_path):
+    app, _ = _app(tmp_path)
+    app.set_config(_seat(3), "test")
+    app, _ = _app(tmp_path)  # the next power-up
+    assert app.autoplay.memory is not None
+
+
+@pytest.mark.parametrize("how", ["menu", "demo"])
+def test_the_menu_and_demo_mode_load_the_cpu(tmp_path, how):
+    app, _ = _app(tmp_path)
+    if how == "menu":
+        store = app.seating.store(1)
+        app.touch("long", store, 1000)
+        app.touch("release", store, 1100)
+        app.touch("press", app.seating.position(1, 5), 1200)
+    else:
+        app.set_demo(True, "serial", seed=1)
+    assert app.autoplay.memory is not None
+
+
+def test_loading_the_cpu_out_of_heap_is_one_sentence_and_the_seat_stays(tmp_path,
+                                                                        monkeypatch):
+    app, events = _app(tmp_path)
+
+    def no_heap(self):
+        raise MemoryError("memory allocation failed")
+
+    monkeypatch.setattr(autoplay.Autoplay, "load_cpu", no_heap)
+    app.set_config(_seat(3), "test")
+    assert app.config["seats"][1] == {"kind": "cpu", "level": 3}
+    assert [e["message"] for e in events if e["event"] == "log"] == [
+        "The CPU player could not be loaded (out of memory); the board tries again at its "
+        "first move."]
+
+
+def test_a_moves_budget_starts_once_the_cpu_is_loaded(tmp_path, monkeypatch):
+    # The move timer plays for a person on a board without CPU seats: the CPU is loaded at
+    # that move. On a clock that steps 7 ms at every reading, and loading that takes 900 ms
+    # of it, think_ms counts only the search: the readings at its start and at the move.
+    clock = [1000]
+
+    def ticks():
+        clock[0] += 7
+        return clock[0]
+
+    load = autoplay.Autoplay.load_cpu
+
+    def slow_load(self):
+        if self.memory is None:
+            clock[0] += 900
+        load(self)
+
+    monkeypatch.setattr(autoplay, "ticks_ms", ticks)
+    monkeypatch.setattr(autoplay.Autoplay, "load_cpu", slow_load)
+    app, events = _app(tmp_path)
+    app.set_config({"move_time_limit": 30, "animation_ms": 0}, "test")
+    app.new_game("test", {"variant": "kalah"}, 0)
+    assert app.autoplay.memory is None
+    app.autoplay.changed(0)  # the turn clock on the times this test passes to tick()
+    for t in range(30000, 33000, 10):
+        app.tick(t)
+    (move,) = [e for e in events if e["event"] == "move"]
+    assert move["by"] == "timeout" and move["think_ms"] == 7

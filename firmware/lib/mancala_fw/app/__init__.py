@@ -11,8 +11,10 @@ if refused, while the engine has not yet played it (docs/display.md §6).
 Pads arrive as touch events (kind, position id) and are turned into the same actions here;
 app.menu holds the board-only settings menu, imported when a menu opens and forgotten when it
 closes (its heap is the game's the rest of the time); app.config, which checks config
-changes, is loaded the same way for each check. The main loop lives in app.loop; main()
-below builds everything from the profile and runs it.
+changes, is loaded the same way for each check. The CPU player is loaded once a seat is the
+CPU's (at boot, by a config change or the menu, or demo mode: app.autoplay.prepare), so that
+its first move does not wait for it. The main loop lives in app.loop; main() below builds
+everything from the profile and runs it.
 """
 
 import sys
@@ -95,6 +97,7 @@ class App:
                            "resumed": resumed, "turn": g.turn, "rules": g.rules.to_dict()})
         for p in problems:
             self.log("warning", p)
+        self.autoplay.prepare(self.config["seats"])  # a CPU seat's first move: no loading
 
     def log(self, level, message):
         self.emit("log", {"level": level, "message": message})
@@ -143,13 +146,15 @@ class App:
         if not keep_menu:
             self.close_menu()
         if new != self.config:
-            if new["seats"] != self.config["seats"] or \
-                    new["move_time_limit"] != self.config["move_time_limit"]:
+            seats = new["seats"] != self.config["seats"]
+            if seats or new["move_time_limit"] != self.config["move_time_limit"]:
                 self.autoplay.changed(ticks_ms())
             self.config = new
             self._save_settings()
             self.apply_display_settings()
             self.emit("config", {"config": new, "source": source})
+            if seats:
+                self.autoplay.prepare(new["seats"])
 
     def _check(self, patch):
         """app.config.check on the current config; the module is loaded for it and then
@@ -337,6 +342,7 @@ class App:
             now = ticks_ms()
             if on:
                 self.autoplay.start_demo(now if seed is None else seed, now)
+                self.autoplay.prepare(None)  # demo mode: every seat is the CPU's
             else:
                 self.autoplay.demo = False
                 self.autoplay.changed(now)

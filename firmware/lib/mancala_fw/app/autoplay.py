@@ -84,13 +84,34 @@ class Autoplay:
         if source == "serial":  # only now: a Search that failed was answered `internal`
             self.asked.append(rid)
 
-    def _search(self, game, level, started=None):
-        # Only boards that use the CPU load it and pay its heap; the Memory (the
-        # transposition table and per-ply arrays) is kept for every later search. The
-        # budget counts from started, so loading the CPU at its first move is inside it.
-        from mancala.cpu import Search, Memory
+    def load_cpu(self):
+        """Imports the CPU (mancala.cpu and the engine modules it searches with), once. Only
+        boards that use the CPU load it and pay its heap (about 15 KB of bytecode on
+        CircuitPython, which compiles it from source here, taking most of a second). The
+        app calls it as soon as a seat is the CPU's (prepare()), so no move pays for it; a
+        hint or the move timer on a board without CPU seats loads it before its budget
+        starts. The Memory (the transposition table and per-ply arrays, made at the first
+        search) is kept for every later search."""
         if self.memory is None:
+            from mancala.cpu import Memory
             self.memory = Memory()
+
+    def prepare(self, seats):
+        """The seats changed (boot, config, menu): loads the CPU now if one of them is the
+        CPU's; seats None: demo mode, every seat is. Out of heap here is said once; the
+        first search tries again."""
+        if seats is not None and not [s for s in seats if s["kind"] == "cpu"]:
+            return
+        try:
+            self.load_cpu()
+        except MemoryError:
+            self.app.log("error", "The CPU player could not be loaded (out of memory); the "
+                                  "board tries again at its first move.")
+
+    def _search(self, game, level, started=None):
+        # The budget counts from started (default: now, after the CPU is loaded).
+        self.load_cpu()
+        from mancala.cpu import Search
         self.sampled = False
         return Search(game, min(level, STRONGEST_LEVEL), THINK_MS, memory=self.memory,
                       started=started)
@@ -231,8 +252,10 @@ class Autoplay:
                     return
                 level, by = TIMEOUT_LEVEL, "timeout"
             self.by = by
-            self.since = ticks_ms()
+            self.since = ticks_ms()  # for the fallback's think_ms if loading fails
             try:
+                self.load_cpu()  # before the clock starts: a move's budget is its search's
+                self.since = ticks_ms()
                 self.search = self._search(g, level, self.since)
             except Exception:
                 self._fall_back(g)

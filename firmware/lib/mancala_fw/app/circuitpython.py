@@ -17,7 +17,8 @@ engine, the app, the touch layer, the display, the protocol) is the one shared c
   MicroPython. It starts at the loop's first feed, not in build(): CircuitPython compiles
   each module from source as it is imported, and the app imports more of them between
   build() and the loop. The timeout is the RP2040's longest, 8 s, since the modules the app
-  imports at their first use (the CPU's, at its first move) are compiled inside a loop pass.
+  imports at their first use (the CPU's, when a seat becomes the CPU's; the menu's) are
+  compiled inside a loop pass.
   code.py stops it when a host breaks in with Ctrl-C, so the REPL stays up;
   CircuitPython also stops it itself when code.py ends without an error, and keeps it
   running after an error, so a board stuck in one resets.
