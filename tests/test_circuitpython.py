@@ -246,9 +246,6 @@ def nvm(monkeypatch):
 
     memory = CircuitPythonNvm()
     _on(slots, memory, monkeypatch)
-    # Each save ends with gc.collect(), which the board needs (CircuitPython has no
-    # gc.threshold) and CPython's thousands of saves here do not: tens of ms each.
-    monkeypatch.setattr(slots, "gc", types.SimpleNamespace(collect=lambda: None))
     return slots, memory
 
 

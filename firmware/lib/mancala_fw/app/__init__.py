@@ -25,7 +25,7 @@ from mancala import IllegalMove
 from mancala_fw import storage
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
 from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
-from mancala_fw.app.heap import sample as sample_heap
+from mancala_fw.app.heap import sample as sample_heap, collect_if_due
 from mancala_fw.protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
 FIRMWARE_VERSION = "0.1.0"
@@ -121,7 +121,9 @@ class App:
     def _save(self, path, obj):
         try:
             storage.save(path, obj)
-            sample_heap()  # diag memory's low-water mark: the game's garbage is at its most
+            # diag memory's low-water mark (the game's garbage is at its most), and on
+            # CircuitPython gc.threshold's bound (app.heap) from the same reading
+            collect_if_due(sample_heap())
         except (OSError, MemoryError) as e:
             # A full flash or a fragmented heap: the game goes on in memory, and the person
             # is told rather than the move being lost with an internal error.

@@ -2,9 +2,19 @@
 (docs/protocol.md §4).
 
 gc.mem_free() counts garbage not yet collected as used. The board collects at the first idle
-moment after work (app.loop, every 2 s at most), and bound_garbage() makes MicroPython collect as well whenever
+moment after work (app.loop), and bound_garbage() makes MicroPython collect as well whenever
 GARBAGE_MAX bytes have been allocated since the last collection, so a stream of serial
-requests with no idle moment cannot fill the heap with garbage first.
+requests with no idle moment cannot fill the heap with garbage first. CircuitPython has no
+gc.threshold: there the app calls collect_if_due() after every save (each move, new game,
+undo and config change makes one), which collects once the heap in use has grown by
+GARBAGE_MAX since the last collection, or by a third of the memory that collection left
+free, whichever comes first: the same bound, checked where the garbage is made rather than
+at every allocation, and tighter where less is free (CircuitPython leaves the game about
+half of MicroPython's free heap), so that two thirds of it stay free between collections.
+A collection costs 9.5 ms on duo and 19 ms on quad (CircuitPython 9.2.9 on the emulated
+Pico, the game booted; docs/storage.md section 3), and a move makes a few KB of garbage, so
+collecting after every save instead would add that to every move, on top of the main loop's
+collection after it. The check reads no more of the heap than sample() already has.
 
 sample() reads gc.mem_free() and keeps the lowest value seen since boot (min_free). Free
 memory only shrinks between collections, so the app samples where it is lowest: right before
@@ -22,20 +32,50 @@ import gc
 GARBAGE_MAX = 32 * 1024
 
 _mem_free = getattr(gc, "mem_free", None)
+_threshold = getattr(gc, "threshold", None)
 low = _mem_free() if _mem_free is not None else None
+# Where there is no gc.threshold: the free memory right after the last collection that
+# collect_if_due() knows of, once bound_garbage() has set it.
+ceiling = None
 
 
 def bound_garbage():
-    if hasattr(gc, "threshold"):
-        gc.threshold(GARBAGE_MAX)
+    """At boot, once the board is built and collected."""
+    global ceiling
+    if _threshold is not None:
+        _threshold(GARBAGE_MAX)
+    elif _mem_free is not None:
+        ceiling = _mem_free()
+
+
+def collect_if_due(free):
+    """Where there is no gc.threshold (CircuitPython): collects if the heap in use has grown
+    by GARBAGE_MAX, or by a third of what was free then, since the last collection. free: the
+    gc.mem_free() sample() has just read (None: nothing to do), as each read walks the whole
+    allocation table. More free than at the mark means a collection since (the main loop's,
+    or the interpreter's own), which becomes the mark. Allocates nothing (small ints)."""
+    global ceiling
+    mem_free = _mem_free
+    if free is None or ceiling is None or mem_free is None:
+        return
+    if free > ceiling:
+        ceiling = free
+        return
+    grown = ceiling - free
+    if grown >= GARBAGE_MAX or 3 * grown >= ceiling:
+        gc.collect()
+        ceiling = mem_free()
 
 
 def sample():
+    """Reads the free memory into the low-water mark; returns it (None on CPython)."""
     global low
-    if _mem_free is not None:
-        free = _mem_free()
-        if free < low:
-            low = free
+    if _mem_free is None:
+        return None
+    free = _mem_free()
+    if free < low:
+        low = free
+    return free
 
 
 def report():

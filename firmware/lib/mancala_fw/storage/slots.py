@@ -28,7 +28,6 @@ A sector written by the earlier layout (two 2 KiB slots, "MNCL", newest sequence
 wins) is read as it was, and the first save then compacts it into records.
 """
 
-import gc
 import json
 from binascii import crc32
 
@@ -232,14 +231,10 @@ def _compact(path, text):
 
 def save(path, obj):
     """Stores obj under path. Raises OSError if it does not fit or nvm does not take it.
-    Ends with a collection: CircuitPython has no gc.threshold, so without one here the
-    garbage of moves sent back to back over the serial line (no idle pass between them for
-    the main loop's collection) fills the heap until an allocation fails and CircuitPython
-    collects wherever that happens."""
+    (The garbage of saves back to back is bounded by the app: app.heap.collect_if_due.)"""
     files = _open()
     _append(path, json.dumps(obj, separators=SEPARATORS))
     files[path] = obj
-    gc.collect()
 
 
 def load(path, kind="mancala"):
