@@ -294,6 +294,37 @@ def test_removal_is_a_record_and_compaction_leaves_removed_files_out(nvm):
     assert b"calibration" not in bytes(memory.cells)
 
 
+class StuckNvm(CircuitPythonNvm):
+    """nvm whose flash no longer takes writes once stuck is set (a worn-out sector): a write
+    changes nothing, so storage.slots' read-back finds the bytes unwritten."""
+
+    stuck = False
+
+    def __setitem__(self, key, value):
+        if not self.stuck:
+            super().__setitem__(key, value)
+
+
+def test_a_removal_that_fails_raises_as_a_failed_save_does_and_loses_nothing(nvm, monkeypatch):
+    slots, _ = nvm
+    memory = StuckNvm()
+    _on(slots, memory, monkeypatch)
+    calibration = {"format": "mancala-calibration", "pads": [1, 2]}
+    slots.save("calibration.json", calibration)
+    memory.stuck = True
+    with pytest.raises(OSError):
+        slots.save("game.json", _game(1))
+    with pytest.raises(OSError):
+        slots.remove("calibration.json")
+    assert slots.load("calibration.json", "mancala-calibration") == (calibration, None)
+    memory.stuck = False
+    _on(slots, memory)  # after a power-up, too
+    assert slots.load("calibration.json", "mancala-calibration") == (calibration, None)
+    slots.remove("calibration.json")
+    slots.remove("calibration.json")  # gone already: nothing to do
+    assert slots.load("calibration.json", "mancala-calibration") == (None, None)
+
+
 def test_a_save_too_big_for_the_sector_fails_and_erases_nothing(nvm):
     slots, memory = nvm
     slots.save("game.json", _game(1))

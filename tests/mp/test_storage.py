@@ -73,3 +73,25 @@ def test_leftover_temp_file_does_not_matter():
     storage.remove(path)
     storage.remove(path)
     assert storage.load(path, "x") == (None, None)
+
+
+def test_a_removal_that_fails_raises_and_loses_nothing():
+    # A save that fails raises OSError for its caller to report; so does a removal (here the
+    # flash refuses it: a directory stands at the path). Only a missing file is no error.
+    path = _fresh()
+    os.mkdir(path)
+    f = open(path + "/kept.json", "w")
+    f.write("{}")
+    f.close()
+    try:
+        try:
+            storage.remove(path)
+            raised = False
+        except OSError:
+            raised = True
+        assert raised
+        assert os.listdir(path) == ["kept.json"]
+    finally:
+        os.remove(path + "/kept.json")
+        os.rmdir(path)
+    storage.remove(path)  # gone already: nothing to do

@@ -53,11 +53,13 @@ def checked(obj, path, kind):
 
 
 def remove(path):
-    """Deletes path if it exists."""
+    """Deletes path if it exists. Raises OSError, as save does, if the flash does not let it
+    go; the caller says so as it says a failed save."""
     try:
         os.remove(path)
-    except OSError:
-        pass
+    except OSError as e:
+        if not e.args or e.args[0] != 2:  # ENOENT: nothing to remove
+            raise
 
 
 def _circuitpython_nvm():

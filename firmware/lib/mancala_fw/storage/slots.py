@@ -251,10 +251,10 @@ def load(path, kind="mancala"):
 
 
 def remove(path):
+    """Removes path's file (a record with no JSON); nothing to do if there is none. Raises
+    OSError, as save does, if nvm does not take the record: the file is then still there,
+    and the caller says so as it says a failed save."""
     files = _open()
     if path in files:
-        try:
-            _append(path, None)
-        except OSError:
-            return
+        _append(path, None)
         del files[path]
