@@ -8,11 +8,13 @@ killers, history and (level 5) the transposition table, on random positions of K
 3-4 player games, with best_reply, only the next rival replies, with its own first move,
 before the root moves again, and without it every seat moves in the real order).
 """
+import json
+import os
 import random
 
 from mancala import Game, Rules
 from mancala import evaluate as ev
-from mancala.cpu import Search, Memory
+from mancala.cpu import Search, Memory, Rng, LEVELS, MAX_PLY
 from mancala.searchboard import SearchBoard
 
 
@@ -170,3 +172,64 @@ def test_basic_two_player_leaf_win_edges():
         game.play(6)
         assert (game.places[0] == 1) == won
         assert (v == ev.WIN // 2) == won, (k, v)
+
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "search_results.json")
+
+
+def _positions(rules):
+    """The positions of tests/data/search_results.json for one rule set (its "about")."""
+    rng = Rng(11)
+    out = []
+    for k in range(4):
+        game = Game(Rules.from_dict(rules), first=k % 2)
+        for _ in range(1 + 5 * k):
+            if game.over:
+                break
+            legal = game.legal_moves()
+            game.play(legal[rng.below(len(legal))])
+        if not game.over:
+            out.append(game)
+    return out
+
+
+def _result(game, level, pos, memory=None):
+    s = Search(game, level, 10 ** 6, seed=5 + pos, max_nodes=1500, memory=memory)
+    s.run()
+    return [s.best, s.nodes, s.score, s.depth]
+
+
+def test_searches_choose_what_they_chose_before_their_arrays_were_sized_to_depth():
+    # Every level, alone and with one Memory kept through levels 3, 5, 1, 4, 2 (level 5's
+    # longer arrays after level 3's, level 1's shorter after level 5's): the same move,
+    # score, depth and node count as the search recorded before (tests/data).
+    with open(RESULTS) as f:
+        data = json.load(f)
+    rules = data["rules"]
+    alone = []
+    shared = []
+    memory = Memory()
+    for r, spec in enumerate(rules):
+        for pos, game in enumerate(_positions(spec)):
+            for level in (1, 2, 3, 4, 5):
+                alone.append([r, pos, level] + _result(game, level, pos))
+            for level in (3, 5, 1, 4, 2):
+                shared.append([r, pos, level] + _result(game, level, pos, memory))
+    assert len(alone) == len(data["alone"]) and len(shared) == len(data["shared"])
+    assert alone == data["alone"]
+    assert shared == data["shared"]
+
+
+def test_per_ply_arrays_hold_the_levels_depth_and_grow_for_a_deeper_search():
+    game = Game(Rules.from_dict({"variant": "basic", "players": 4}))
+    memory = Memory()
+    plies = {}
+    for level in (1, 3, 4, 5, 2):
+        Search(game, level, 10 ** 6, seed=1, max_nodes=300, memory=memory).run()
+        plies[level] = (len(memory.dep), len(memory.mv), len(memory.killer),
+                        len(memory.board.sb), len(memory.board.splaces))
+    # Levels 1-4 search 1, 1, 2 and 4 plies (LEVELS): their arrays hold that many plies,
+    # level 5's hold MAX_PLY, and a later shallower search keeps them.
+    assert plies == {1: (1,) * 5, 3: (2,) * 5, 4: (4,) * 5, 5: (MAX_PLY,) * 5,
+                     2: (MAX_PLY,) * 5}
+    assert [LEVELS[level][0] for level in (1, 2, 3, 4, 5)] == [1, 1, 2, 4, MAX_PLY]

@@ -26,7 +26,8 @@ from mancala.negamax import run, order
 
 from mpcompat import ticks_ms, ticks_diff, ticks_add
 
-MAX_PLY = 32
+# The deepest search, in plies (moves): level 5's iterative deepening stops there.
+MAX_PLY = 30
 # Basic 2p at levels 4-5 deepens by 2 plies: an iteration never ends on the root's own
 # move (an odd depth in a race flatters the seat that moves last; docs/cpu.md section 3).
 BASIC_STEP = 2
@@ -37,9 +38,10 @@ TT_BITS = 10
 # level: (max depth in plies, leaf noise amplitude, percent of random moves, transposition
 # table). With the fitted evaluations a small search is nearly as strong as a long one, so
 # levels 3-4 are fixed depths of 2 and 4 plies, which keep the levels apart (docs/cpu.md
-# section 2); in Basic level 2 plays 30% random moves.
+# section 2); in Basic level 2 plays 30% random moves. A search's per-ply arrays hold its
+# max depth, so levels 1-4 keep about a tenth of level 5's.
 LEVELS = {1: (1, 32, 70, False), 2: (1, 0, 10, False), 3: (2, 0, 0, False),
-          4: (4, 0, 0, False), 5: (MAX_PLY - 2, 0, 0, True)}
+          4: (4, 0, 0, False), 5: (MAX_PLY, 0, 0, True)}
 BASIC_LEVELS = {2: (1, 0, 30, False)}
 
 # Multi-player values are relative to the root seat (paranoid), so each root seat keys its
@@ -54,7 +56,8 @@ _REAL_TURNS = 0x20000000
 
 class Memory:
     """The transposition table and the per-ply arrays of a search, allocated at first use
-    (the table only for level 5) and reused by every later search given this Memory. The
+    (the table only for level 5; the arrays as deep as the level searches, made longer when
+    a deeper search comes) and reused by every later search given this Memory. The
     table is emptied when the rules change: the same stones score differently in Kalah and
     Basic (and with other capture rules), and early positions of the two variants hash
     alike. A Search given a Memory that a newer Search has taken stops at its next step()
@@ -65,6 +68,7 @@ class Memory:
         self.data = None
         self.rules = None
         self.shape = None
+        self.plies = 0  # how deep a search the per-ply arrays hold
         self.board = None  # the last SearchBoard: its undo snapshots are reused
         self.owner = None
 
@@ -92,15 +96,17 @@ class Memory:
             self.rules = r
         return self.keys, self.data
 
-    def arrays(self, game):
-        """The per-ply arrays for this board shape: allocated once, reused after."""
+    def arrays(self, game, plies):
+        """The per-ply arrays for this board shape, one entry per ply of a search up to
+        plies deep: allocated at the first search, longer for a deeper one (a level-5 hint
+        after a level-3 seat's moves), kept for a shallower one, reused after."""
         shape = (game.players, game.pits)
-        if self.shape == shape:
+        if self.shape == shape and self.plies >= plies:
             return
         self.shape = None
         self.board = None  # let the old arrays go before the new ones are made
         n = game.pits
-        m = MAX_PLY + 1
+        m = plies
         self.mv = [bytearray(n) for _ in range(m)]   # each ply's moves, best first
         self.sc = [[0] * n for _ in range(m)]        # and their ordering scores
         self.cnt = bytearray(m)                      # how many moves
@@ -117,6 +123,7 @@ class Memory:
         self.hist = [0] * 32                         # history counter by (seat, pit)
         self.lazy = bytearray(m)                     # only the table's move listed so far
         self.nw = bytearray(m)                       # 1: on a null window, 2: searched again
+        self.plies = m
         self.shape = shape
 
 
@@ -191,14 +198,14 @@ class Search:
         self.salt = 0 if p == 2 else _ROOT_SALT[root] ^ (0 if self.skip else _REAL_TURNS)
         self.team = bytes([0 if s == root else 1 for s in range(p)])
         memory.owner = self
-        memory.arrays(game)
-        self.bd = memory.board = SearchBoard(game, MAX_PLY, memory.board)
+        memory.arrays(game, maxd)
+        self.bd = memory.board = SearchBoard(game, maxd, memory.board)
         m = memory
         (self.mv, self.sc, self.cnt, self.idx, self.dep, self.alpha, self.beta, self.alpha0,
          self.bestv, self.bestm, self.pov, self.key, self.killer, self.hist, self.lazy,
          self.nw) = (m.mv, m.sc, m.cnt, m.idx, m.dep, m.alpha, m.beta, m.alpha0, m.bestv,
                      m.bestm, m.pov, m.key, m.killer, m.hist, m.lazy, m.nw)
-        for i in range(MAX_PLY + 1):
+        for i in range(len(self.killer)):
             self.killer[i] = 0
             self.lazy[i] = 0
             self.nw[i] = 0

@@ -109,7 +109,7 @@ def run(s, stop):
     race = not kalah and players > 2
     allseats = (1 << players) - 1
     skip = s.skip
-    last = len(dep) - 2
+    last = len(dep)  # a ply the arrays have no entry for is a leaf
     nxt = bd.nxt
     nseat = bd.nseat
     places = bd.places
