@@ -54,7 +54,7 @@ def run(flash="", build=None):
 
 def start(flash="", write=_write, stream=sys.stdout, build=None):
     """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
-    touch, wdt, bringup) for loop(), or None when the profile cannot be loaded (then said on
+    touch, wdt, held) for loop() (held: [the self-test's Bringup or None]), or None when the profile cannot be loaded (then said on
     the line). write/stream: the serial line (a probe may pass a sink). build: the
     hardware layer's build(profile) (default app.hardware's, MicroPython's machine)."""
     from mancala_fw.app import heap  # its low-water mark starts before anything is built
@@ -89,21 +89,33 @@ def start(flash="", write=_write, stream=sys.stdout, build=None):
     # image) with nothing more kept (docs/performance.md §1).
     gc.collect()
     app.boot()
-    from mancala_fw.selftest import Bringup
-    bringup = Bringup(prof, pads, getattr(display, "leds", None), flash,
-                      log=lambda text: app.log("warning", text),
-                      on_stop=lambda: display.set_state(app.state()))
-    proto.commands["diag"] = _diag(bringup.command, heap.report)
+
+    def bringup(boot):
+        from mancala_fw.selftest import Bringup
+        return Bringup(prof, pads, getattr(display, "leds", None), flash,
+                       log=lambda text: app.log("warning", text),
+                       on_stop=lambda: display.set_state(app.state()), boot=boot)
+
+    # The self-test's Bringup, while the loop holds it: from boot (the calibration, the
+    # gesture's window) until it is idle, and again from a diag command until the self-test
+    # stops (loop() lets it go then, with its modules: about 3 KB of CircuitPython's heap).
+    held = [bringup(True)]
+    proto.commands["diag"] = _diag(held, bringup, heap.report)
     gc.collect()
     heap.sample()  # diag memory's low-water mark includes the board as booted
     heap.bound_garbage()
-    return app, proto, pads, touch, wdt, bringup
+    return app, proto, pads, touch, wdt, held
 
 
-def _diag(selftest, report):
-    """diag: the heap report is the app's (app.heap); every other action is the self-test's."""
+def _diag(held, bringup, report):
+    """diag: the heap report is the app's (app.heap); every other action is the self-test's,
+    on the Bringup in held[0], made again (bringup(False)) if the loop has let it go."""
     def diag(req):
-        return report() if req.get("action") == "memory" else selftest(req)
+        if req.get("action") == "memory":
+            return report()
+        if held[0] is None:
+            held[0] = bringup(False)
+        return held[0].command(req)
     return diag
 
 
@@ -114,8 +126,9 @@ def _report(proto, e):
         sys.print_exception(e, sys.stderr)
 
 
-def loop(app, proto, pads, touch, wdt, bringup=None):
+def loop(app, proto, pads, touch, wdt, held=None):
     from mancala_fw.app.heap import sample as sample_heap
+    from mancala_fw.app import forget
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     poller.register(sys.stdin, select.POLLIN)
@@ -145,8 +158,11 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
     worked = True  # since the last collection: the boot's garbage is there
     failing = 0
     line_open = True
+    bringup = None
     while True:
         busy = False  # this pass did work that allocates, or work is still going on
+        if held is not None:
+            bringup = held[0]  # a diag command may have made it
         try:
             # Serial: everything that is waiting, up to a burst.
             n = 0
@@ -179,6 +195,12 @@ def loop(app, proto, pads, touch, wdt, bringup=None):
                         for kind, pos in touch.update(masks, now):
                             app.touch(kind, pos, now)
                             busy = True
+                    if bringup is not None and bringup.idle():
+                        # Nothing of the self-test runs: its heap goes back to the game
+                        # until the next diag command.
+                        held[0] = bringup = None
+                        forget("mancala_fw.selftest")
+                        busy = True  # collect the garbage
                 # Idle frames (breathing, hint, timer) go out only right after a pad poll:
                 # with no IRQ line a chain is then off the wire (<= 3.9 ms on quad) before the
                 # next poll; with it, the touch's first frame cuts an idle frame short

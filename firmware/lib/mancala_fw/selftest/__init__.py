@@ -1,8 +1,8 @@
 """Board bring-up: the self-test (I2C scan, LED walk, pad readout, touch calibration), the
 `diag` command, and the touch calibration saved on the flash.
 
-The app holds one Bringup; it is light, and builds the self-test (selftest.core) only when
-the self-test is first used, so a board that is only playing keeps that heap:
+The app makes one Bringup at boot; it is light, and builds the self-test (selftest.core) only
+when the self-test is first used, so a board that is only playing keeps that heap:
 
     bringup = Bringup(profile, pads, leds, flash, log, on_stop)  # applies calibration.json
     commands["diag"] = bringup.command                           # the protocol's diag
@@ -11,6 +11,10 @@ the self-test is first used, so a board that is only playing keeps that heap:
 
 Its modules are forgotten again once they are done (calibration.py after boot, the rest when
 the self-test stops), so their heap comes back for the game; using them again re-imports them.
+Once idle() (the gesture's window has closed and no self-test is built), the app lets go of
+the Bringup and of this package too (app.loop), and makes a Bringup(..., boot=False) for the
+next `diag`: it neither applies the calibration again (the chips hold it) nor opens the
+window.
 
 The gesture: every store pad held at once within BOOT_WINDOW_MS of power-up starts the
 self-test with the walk stepping by itself. (Not "held while powering up": the MPR121 learns
@@ -51,9 +55,8 @@ class Bringup:
     on_stop(): called when the self-test ends, so the app repaints its display.
     leds may be None (no LED output): the walk then refuses with a sentence."""
 
-    def __init__(self, profile, pads, leds, flash="", log=None, on_stop=None, now=None):
-        from mancala_fw.selftest.calibration import apply_calibration, load_calibration
-
+    def __init__(self, profile, pads, leds, flash="", log=None, on_stop=None, now=None,
+                 boot=True):
         self.profile = profile
         self.pads = pads
         self.leds = leds
@@ -61,7 +64,11 @@ class Bringup:
         self.on_stop = on_stop
         self.st = None
         self.booted = ticks_ms() if now is None else now
-        self.window = True
+        self.window = boot
+        if not boot:
+            return
+        from mancala_fw.selftest.calibration import apply_calibration, load_calibration
+
         data, problem = load_calibration(self.path)
         if problem and log is not None:
             log(problem)
@@ -91,6 +98,11 @@ class Bringup:
 
     def active(self):
         return self.st is not None and self.st.active
+
+    def idle(self):
+        """True once the gesture's window has closed and no self-test is built: nothing is
+        lost if the app lets go of this Bringup and makes a new one (boot=False) later."""
+        return not self.window and self.st is None
 
     def step(self, now):
         st = self.st
