@@ -12,7 +12,8 @@ Kalah move at levels 1-4; then a Kalah game against a CPU seat, whose heap is re
 board has collected its garbage after the CPU's moves (--levels: that game alone, at each
 level given). --live N,...: whole games with every seat the CPU's at each level given (duo:
 Kalah, quad: 4-player Basic), on bench/search_heap_probe.py, and the heap free during the
-searches after a collection. On CircuitPython a seat at level 5 plays at level 4
+searches after a collection; with --first-move, only the first move of the boot, with the
+animations on, and its think time (the CPU's modules are compiled in it). On CircuitPython a seat at level 5 plays at level 4
 (app.autoplay.STRONGEST_LEVEL); think_probe.py's searches are not capped. Emulated time is
 the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
 """
@@ -146,20 +147,25 @@ def cpu_game(image, profile, cpu_moves, level=5):
             proc.wait()
 
 
-def live_game(image, profile, level):
+def live_game(image, profile, level, first_move=False):
     """A whole game with every seat a CPU seat at level, on the board's own entry point with
     bench/search_heap_probe.py's one addition: the heap free after a collection once each
     search has made its tables. Returns (the lowest of those, searches, moves, longest
-    think_ms, the board's level cap seen in the seats' searches)."""
+    think_ms, the board's level cap seen in the seats' searches). first_move: only the first
+    move of the boot, with the board's animations on (the CPU's modules are compiled in it)."""
     rules = LIVE_RULES[profile]
     with tempfile.TemporaryDirectory() as tmp:
         proc = start(image, os.path.join(tmp, "flash"), profile, SEARCH_HEAP_PROBE)
         it = booted(proc)
         try:
             seats = [{"kind": "cpu", "level": level}] * rules["players"]
-            # No animation: a search starts once the sowing has ended, so it does not change
-            # the heap a search finds, and a whole game takes minutes less to emulate.
-            request(proc, it, "set_config", config={"seats": seats, "animation_ms": 0})
+            config = {"seats": seats}
+            if not first_move:
+                # No animation: a search starts once the sowing has ended, so it does not
+                # change the heap a search finds, and a whole game takes minutes less to
+                # emulate.
+                config["animation_ms"] = 0
+            request(proc, it, "set_config", config=config)
             state = request(proc, it, "new_game", rules=rules, first=0)["state"]
             low, searches, moves, longest, plies = None, 0, 0, 0, set()
             for obj in it:
@@ -177,7 +183,7 @@ def live_game(image, profile, level):
                                      % (moves, obj.get("think_ms"), low))
                     longest = max(longest, obj.get("think_ms") or 0)
                     state = obj["state"]
-                    if state["over"]:
+                    if state["over"] or first_move:
                         break
                 elif obj.get("event") == "log" and obj.get("level") == "error":
                     raise SystemExit("the board reported an error: %s" % obj.get("message"))
@@ -215,13 +221,22 @@ def main(argv=None):
                         "4-player Basic), once at each of these levels, and the lowest heap "
                         "free during a search (after a collection, the search's tables "
                         "made)")
+    p.add_argument("--first-move", action="store_true",
+                   help="with --live: only the first CPU move of a boot, animations on, and "
+                        "its think time")
     args = p.parse_args(argv)
     for name, image in IMAGES:
         if args.only and not name.lower().startswith(args.only):
             continue
         if args.live:
             for level in [int(n) for n in args.live.split(",")]:
-                low, searches, moves, longest, plies = live_game(image, args.profile, level)
+                low, searches, moves, longest, plies = live_game(image, args.profile, level,
+                                                                 args.first_move)
+                if args.first_move:
+                    print("%s (%s): the first move of a boot, every seat at level %d, "
+                          "animations on: think %d ms; free during its search %s; (plies, "
+                          "table) %s" % (name, args.profile, level, longest, low, plies))
+                    continue
                 print("%s (%s): every seat at level %d, %d moves, %d searches: free during a "
                       "search at least %s; longest think %d ms; searches (plies, table) %s"
                       % (name, args.profile, level, moves, searches, low, longest, plies))
