@@ -114,3 +114,49 @@ def test_walk_without_leds_is_refused_with_a_sentence():
     else:
         raise AssertionError("walk accepted without LEDs")
     assert selftest.wants_selftest(p, [1 << 7, 1 << 7])
+
+
+def test_idle_once_the_window_closed_with_no_selftest_and_boot_false_applies_nothing():
+    # The app lets go of an idle Bringup (app.loop) and makes one with boot=False for the
+    # next diag command: that one neither applies the calibration again nor opens the window.
+    flash = _flash()
+    p, pads, leds = _hw()
+    try:
+        pairs = [[30, 15]] * 12
+        with open(flash + "calibration.json", "w") as f:
+            f.write(json.dumps({"format": "mancala-calibration", "chips": {"0x5B": pairs}}))
+        both = [1 << 7, 1 << 7]
+        b = Bringup(p, pads, leds, flash, now=0)
+        assert not b.idle()  # the window is open
+        assert not b.gesture([0, 0], 1 + BOOT_WINDOW_MS) and b.idle()
+        b.command({"action": "scan"})
+        assert not b.idle()  # a self-test is built, until it stops
+        mpr121_model.reset_bus(list(p.pad_chips))
+        pads = MPR121Group(machine.I2C(0), p.pad_chips)
+        again = Bringup(p, pads, leds, flash, now=0, boot=False)
+        assert again.idle() and not again.gesture(both, 1) and not again.active()
+        assert mpr121_model.bus().chips[0x5B].thresholds(4) == (12, 6)  # not applied
+        assert again.command({"action": "scan"})["missing"] == [] and not again.idle()
+    finally:
+        leds.deinit()
+        _clean(flash)
+
+
+def test_the_loops_diag_makes_a_bringup_again_once_let_go():
+    from mancala_fw.app import loop
+
+    made = []
+
+    class Made:
+        def command(self, req):
+            return {"answered": req["action"]}
+
+    def bringup(boot):
+        made.append(boot)
+        return Made()
+
+    held = [None]
+    diag = loop._diag(held, bringup, lambda: {"free": 1})
+    assert diag({"action": "memory"}) == {"free": 1} and held == [None] and made == []
+    assert diag({"action": "scan"}) == {"answered": "scan"} and made == [False]
+    assert diag({"action": "readout"}) == {"answered": "readout"} and made == [False]

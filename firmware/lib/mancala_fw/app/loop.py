@@ -54,9 +54,10 @@ def run(flash="", build=None):
 
 def start(flash="", write=_write, stream=sys.stdout, build=None):
     """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
-    touch, wdt, held) for loop() (held: [the self-test's Bringup or None]), or None when the profile cannot be loaded (then said on
-    the line). write/stream: the serial line (a probe may pass a sink). build: the
-    hardware layer's build(profile) (default app.hardware's, MicroPython's machine)."""
+    touch, wdt, held) for loop() (held: a list of one item, the self-test's Bringup or None),
+    or None when the profile cannot be loaded (then said on the line). write/stream: the
+    serial line (a probe may pass a sink). build: the hardware layer's build(profile)
+    (default app.hardware's, MicroPython's machine)."""
     from mancala_fw.app import heap  # its low-water mark starts before anything is built
     from mancala_fw import profile as profiles
     try:
@@ -161,8 +162,6 @@ def loop(app, proto, pads, touch, wdt, held=None):
     bringup = None
     while True:
         busy = False  # this pass did work that allocates, or work is still going on
-        if held is not None:
-            bringup = held[0]  # a diag command may have made it
         try:
             # Serial: everything that is waiting, up to a burst.
             n = 0
@@ -180,6 +179,8 @@ def loop(app, proto, pads, touch, wdt, held=None):
                     line_open = False
             if not line_open:
                 return
+            if held is not None:
+                bringup = held[0]  # as the serial line's diag command may just have made it
             now = ticks_ms()
             if bringup is not None and bringup.active():
                 # Self-test mode: it owns the pads and the LEDs until `diag stop`.
