@@ -12,7 +12,9 @@ Kalah move at levels 1-4; then a Kalah game against a CPU seat, whose heap is re
 board has collected its garbage after the CPU's moves (--levels: that game alone, at each
 level given). --live N,...: whole games with every seat the CPU's at each level given (duo:
 Kalah, quad: 4-player Basic), on bench/search_heap_probe.py, and the heap free during the
-searches after a collection; with --first-move, only the first move of the boot, with the
+searches after a collection, over all of them and over those after the board let go of the
+self-test (app.loop does once the boot gesture's window has closed); --games N plays N
+games in a row on one boot; with --first-move, only the first move of the boot, with the
 animations on, and its think time (the CPU's modules are compiled in it). On CircuitPython a seat at level 5 plays at level 4
 (app.autoplay.STRONGEST_LEVEL); think_probe.py's searches are not capped. Emulated time is
 the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
@@ -147,10 +149,11 @@ def cpu_game(image, profile, cpu_moves, level=5):
             proc.wait()
 
 
-def live_game(image, profile, level, first_move=False):
-    """A whole game with every seat a CPU seat at level, on the board's own entry point with
-    bench/search_heap_probe.py's one addition: the heap free after a collection once each
-    search has made its tables. Returns (the lowest of those, searches, moves, longest
+def live_game(image, profile, level, first_move=False, games=1):
+    """A whole game (games of them in a row) with every seat a CPU seat at level, on the
+    board's own entry point with bench/search_heap_probe.py's one addition: the heap free
+    after a collection once each search has made its tables. Returns (the lowest of those,
+    the lowest of the searches once the self-test was let go, searches, moves, longest
     think_ms, the board's level cap seen in the seats' searches). first_move: only the first
     move of the boot, with the board's animations on (the CPU's modules are compiled in it)."""
     rules = LIVE_RULES[profile]
@@ -167,7 +170,7 @@ def live_game(image, profile, level, first_move=False):
                 config["animation_ms"] = 0
             request(proc, it, "set_config", config=config)
             state = request(proc, it, "new_game", rules=rules, first=0)["state"]
-            low, searches, moves, longest, plies = None, 0, 0, 0, set()
+            low, late, searches, moves, longest, plies = None, None, 0, 0, 0, set()
             for obj in it:
                 if not obj:
                     continue
@@ -176,6 +179,8 @@ def live_game(image, profile, level, first_move=False):
                 if obj.get("event") == "search_heap":
                     searches += 1
                     low = obj["free"] if low is None else min(low, obj["free"])
+                    if not obj["selftest"]:
+                        late = obj["free"] if late is None else min(late, obj["free"])
                     plies.add((obj["plies"], obj["table"]))
                 elif obj.get("event") == "move":
                     moves += 1
@@ -183,11 +188,16 @@ def live_game(image, profile, level, first_move=False):
                                      % (moves, obj.get("think_ms"), low))
                     longest = max(longest, obj.get("think_ms") or 0)
                     state = obj["state"]
-                    if state["over"] or first_move:
+                    if first_move:
                         break
+                    if state["over"]:
+                        games -= 1
+                        if not games:
+                            break
+                        request(proc, it, "new_game", rules=rules, first=0)
                 elif obj.get("event") == "log" and obj.get("level") == "error":
                     raise SystemExit("the board reported an error: %s" % obj.get("message"))
-            return low, searches, moves, longest, sorted(plies)
+            return low, late, searches, moves, longest, sorted(plies)
         finally:
             proc.kill()
             proc.wait()
@@ -221,6 +231,8 @@ def main(argv=None):
                         "4-player Basic), once at each of these levels, and the lowest heap "
                         "free during a search (after a collection, the search's tables "
                         "made)")
+    p.add_argument("--games", type=int, default=1,
+                   help="with --live: this many whole games in a row on one boot")
     p.add_argument("--first-move", action="store_true",
                    help="with --live: only the first CPU move of a boot, animations on, and "
                         "its think time")
@@ -230,16 +242,17 @@ def main(argv=None):
             continue
         if args.live:
             for level in [int(n) for n in args.live.split(",")]:
-                low, searches, moves, longest, plies = live_game(image, args.profile, level,
-                                                                 args.first_move)
+                low, late, searches, moves, longest, plies = live_game(
+                    image, args.profile, level, args.first_move, args.games)
                 if args.first_move:
                     print("%s (%s): the first move of a boot, every seat at level %d, "
                           "animations on: think %d ms; free during its search %s; (plies, "
                           "table) %s" % (name, args.profile, level, longest, low, plies))
                     continue
                 print("%s (%s): every seat at level %d, %d moves, %d searches: free during a "
-                      "search at least %s; longest think %d ms; searches (plies, table) %s"
-                      % (name, args.profile, level, moves, searches, low, longest, plies))
+                      "search at least %s (%s in the searches after the self-test was let "
+                      "go); longest think %d ms; searches (plies, table) %s"
+                      % (name, args.profile, level, moves, searches, low, late, longest, plies))
             continue
         if args.levels:
             for level in [int(n) for n in args.levels.split(",")]:

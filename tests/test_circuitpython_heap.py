@@ -98,7 +98,7 @@ print("probe done")
 """
 
 # The whole app booted on duo with the CPU loaded, during a level-4 search after a
-# collection: 52,088 bytes free on the emulated Pico when this test was written
+# collection: 52,856 bytes free on the emulated Pico when this test was written
 # (docs/performance.md section 7). The floor leaves room for the firmware to grow a little;
 # per-ply arrays of 33 plies at every level (6 KB more) would break it.
 FREE_DURING_A_SEARCH = 48000
