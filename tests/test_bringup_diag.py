@@ -48,7 +48,12 @@ class BoardLine(Transport):
         return raw.rstrip(b"\n")
 
     def frames_size(self):
-        return os.path.getsize(self.frames) if os.path.exists(self.frames) else 0
+        """Where the frames written so far end: past the last whole line, as the board may
+        be writing the next one right now."""
+        if not os.path.exists(self.frames):
+            return 0
+        with open(self.frames, "rb") as f:
+            return f.read().rfind(b"\n") + 1
 
     def put_touch(self, text):
         with open(self.touch, "a") as f:
