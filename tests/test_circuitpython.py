@@ -118,6 +118,26 @@ def test_a_new_flash_gets_a_fat_drive_with_the_files_and_an_old_one_keeps_the_re
         assert f.read(5) == b"saved"
 
 
+def test_files_edited_between_boots_are_rewritten_whole_on_the_kept_drive(tmp_path):
+    # A maker edits the firmware and boots the same flash again: files grow and shrink
+    # across clusters, and every file on the drive must read back as it is now.
+    path = str(tmp_path / "flash.bin")
+    files = circuitpy.board_files(FIRMWARE, PROFILE)
+    _prepare(path, files)
+    names = sorted(files)
+    for round_, change in enumerate((7000, -2500, 300, -9000, 12000)):
+        files = dict(files)
+        for rel in names[round_::7]:
+            data = files[rel]
+            files[rel] = data + b"#" * change if change > 0 else data[:max(1, len(data) + change)]
+        _prepare(path, files)
+        fs = _drive(path)
+        try:
+            assert [rel for rel in names if fs.readbytes("/" + rel) != files[rel]] == []
+        finally:
+            fs.close()
+
+
 # ------------------------------------------------------------------ on the emulated Pico
 def circuitpython_board(flash, profile="duo", **options):
     """The CircuitPython edition on the emulated Pico, started (booted unless main= is given):

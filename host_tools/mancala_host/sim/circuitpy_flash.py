@@ -74,8 +74,12 @@ def _put(fs, files):
     for rel in sorted(files):
         data = files[rel]
         path = "/" + rel
-        if fs.exists(path) and fs.readbytes(path) == data:
-            continue
+        if fs.exists(path):
+            if fs.readbytes(path) == data:
+                continue
+            # A new file, not the old one written over: pyfatfs breaks the cluster chain of
+            # a file it writes over with other contents ("FREE_CLUSTER mark found").
+            fs.remove(path)
         folder = os.path.dirname(path)
         if folder != "/":
             fs.makedirs(folder, recreate=True)
