@@ -122,6 +122,21 @@ def test_a_board_with_a_cpu_seat_loads_the_cpu_at_boot(tmp_path):
     assert app.autoplay.memory is not None
 
 
+def test_a_cpu_seat_that_does_not_play_loads_nothing_until_its_game(tmp_path):
+    # quad keeps four seats; a 2-player game plays seats 0 and 1 only
+    quad = profiles.load(os.path.join(PROFILES, "quad.json"))
+    app = App(quad, NullDisplay(), lambda name, fields: None, str(tmp_path) + os.sep)
+    app.boot()
+    app.set_config({"rules": {"variant": "kalah"}}, "test")
+    app.new_game("test")
+    assert app.session.game.players == 2
+    human, cpu = {"kind": "human"}, {"kind": "cpu", "level": 3}
+    app.set_config({"seats": [human, human, cpu, human]}, "test")
+    assert app.autoplay.memory is None
+    app.new_game("test", {"variant": "basic", "players": 3, "pits": 6})
+    assert app.session.game.players == 3 and app.autoplay.memory is not None
+
+
 @pytest.mark.parametrize("how", ["menu", "demo"])
 def test_the_menu_and_demo_mode_load_the_cpu(tmp_path, how):
     app, _ = _app(tmp_path)

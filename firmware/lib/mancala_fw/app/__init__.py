@@ -151,11 +151,12 @@ class App:
             seats = new["seats"] != self.config["seats"]
             if seats or new["move_time_limit"] != self.config["move_time_limit"]:
                 self.autoplay.changed(ticks_ms())
+            players = new["rules"]["players"] != self.config["rules"]["players"]
             self.config = new
             self._save_settings()
             self.apply_display_settings()
             self.emit("config", {"config": new, "source": source})
-            if seats:
+            if seats or players:
                 self.autoplay.prepare(new["seats"])
 
     def _check(self, patch):

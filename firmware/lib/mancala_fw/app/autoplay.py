@@ -97,11 +97,21 @@ class Autoplay:
             self.memory = Memory()
 
     def prepare(self, seats):
-        """The seats changed (boot, config, menu): loads the CPU now if one of them is the
-        CPU's; seats None: demo mode, every seat is. Out of heap here is said once; the
-        first search tries again."""
-        if seats is not None and not [s for s in seats if s["kind"] == "cpu"]:
-            return
+        """The seats or the rules changed (boot, config, menu): loads the CPU now if a seat
+        that plays, in this game or the next, is the CPU's (a board's seats beyond the
+        game's players are kept, unused); seats None: demo mode, every seat is. Out of heap
+        here is said once; the first search tries again."""
+        if seats is not None:
+            app = self.app
+            players = app.config["rules"]["players"]
+            session = app.session
+            if session is not None and session.game.players > players:
+                players = session.game.players
+            for i in range(players):
+                if seats[i]["kind"] == "cpu":
+                    break
+            else:
+                return
         try:
             self.load_cpu()
         except MemoryError:
