@@ -10,7 +10,7 @@ each: a module's figure is what its import keeps (its bytecode and constants on
 CircuitPython, which compiles our .py files on the board; the modules it imports are
 counted where they are listed first). A second run boots the board as the entry point does
 (mancala_fw.app.loop.start with the edition's hardware layer, on the virtual board), loads
-the CPU as its first move does, and runs one search at each level 1-4 and then 5 in the
+the CPU as a CPU seat does, and runs one search at each level 1-4 and then 5 in the
 app's Memory (mancala.cpu), each stepped once in the app's slice, reading what stays
 allocated after a collection: the heap the whole app leaves while the CPU thinks, without
 the garbage CircuitPython lets pile up between collections. Emulated time and heap are the

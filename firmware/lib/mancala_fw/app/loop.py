@@ -99,7 +99,7 @@ def start(flash="", write=_write, stream=sys.stdout, build=None):
 
     # The self-test's Bringup, while the loop holds it: from boot (the calibration, the
     # gesture's window) until it is idle, and again from a diag command until the self-test
-    # stops (loop() lets it go then, with its modules: about 3 KB of CircuitPython's heap).
+    # stops (loop() lets it go then, with its package: 1.7 KB of CircuitPython's heap, duo).
     held = [bringup(True)]
     proto.commands["diag"] = _diag(held, bringup, heap.report)
     gc.collect()
