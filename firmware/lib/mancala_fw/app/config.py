@@ -183,10 +183,13 @@ def restore(saved, board):
     for k in KEYS:
         if k in saved:
             value = saved[k]
+            capped = []  # type: list
             if k == "seats":
-                value = _seat_levels(value, problems)
+                value = _seat_levels(value, capped)
             try:
                 config, _ = check(config, {k: value}, board)
             except ValueError as e:
                 problems.append("saved %s" % e)
+            else:
+                problems += capped  # said only if the seats are kept
     return config, problems
