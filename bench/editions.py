@@ -8,15 +8,18 @@ For each image: the board boots the game and answers `diag memory` (free heap af
 collection, and its low-water mark), then new_game and 8 seeded presses, and `diag memory`
 again; then bench/think_probe.py runs in place of the entry point: three level-5 moves,
 each a Search with a 1 s budget stepped in 7 ms slices, timed on the board's clock, and the
-Kalah move at levels 1-4; then a Kalah game against a CPU seat, whose heap is read once the
+Kalah move at levels 1-4; then a Kalah game against a CPU seat at the edition's strongest
+level (5 on MicroPython, 4 on CircuitPython, which refuses a level-5 seat), whose heap is read once the
 board has collected its garbage after the CPU's moves (--levels: that game alone, at each
 level given). --live N,...: whole games with every seat the CPU's at each level given (duo:
 Kalah, quad: 4-player Basic), on bench/search_heap_probe.py, and the heap free during the
 searches after a collection, over all of them and over those after the board let go of the
 self-test (app.loop does once the boot gesture's window has closed); --games N plays N
 games in a row on one boot; with --first-move, only the first move of the boot, with the
-animations on, and its think time (the CPU's modules are compiled in it). On CircuitPython a seat at level 5 plays at level 4
-(app.autoplay.STRONGEST_LEVEL); think_probe.py's searches are not capped. Emulated time is
+animations on, and its think time (the CPU's modules are loaded when the seats are set,
+before it). A request the board refuses (a level above the edition's strongest,
+app.autoplay.STRONGEST_LEVEL) stops the bench with the board's sentence; think_probe.py's
+searches are not capped. Emulated time is
 the RP2040's (rp2040js counts cycles), so the figures do not depend on this machine.
 """
 import argparse
@@ -35,8 +38,9 @@ sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
 from mancala import Game  # noqa: E402
 from mancala_host.sim import rp2040  # noqa: E402
 
-IMAGES = (("MicroPython v1.28.0", None),
-          ("CircuitPython 9.2.9", "circuitpython-9.2.9-raspberry_pi_pico.uf2"))
+# Each edition with its strongest CPU level (app.autoplay.STRONGEST_LEVEL on that board).
+IMAGES = (("MicroPython v1.28.0", None, 5),
+          ("CircuitPython 9.2.9", "circuitpython-9.2.9-raspberry_pi_pico.uf2", 4))
 PROBE = os.path.join(ROOT, "bench", "think_probe.py")
 SEARCH_HEAP_PROBE = os.path.join(ROOT, "bench", "search_heap_probe.py")
 # --live: the whole game each profile plays, every seat the CPU's.
@@ -79,6 +83,9 @@ def request(proc, it, cmd, **args):
     proc.stdin.flush()
     for obj in it:
         if obj and obj.get("id") == cmd:
+            if not obj.get("ok"):
+                raise SystemExit("the board refused %s: %s"
+                                 % (cmd, obj.get("error", {}).get("message")))
             return obj
     raise SystemExit("the board stopped before answering %s" % cmd)
 
@@ -222,7 +229,8 @@ def main(argv=None):
     p.add_argument("--only", choices=("micropython", "circuitpython"),
                    help="measure one edition only")
     p.add_argument("--cpu-moves", type=int, default=10,
-                   help="level-5 moves of the CPU seat before its game's diag memory")
+                   help="moves of the CPU seat (at the edition's strongest level) before "
+                        "its game's diag memory")
     p.add_argument("--levels", metavar="N,N,...",
                    help="only the CPU's game, once at each of these levels (e.g. 1,2,3,4,5), "
                         "and the heap free after a collection when it has made its moves")
@@ -237,7 +245,7 @@ def main(argv=None):
                    help="with --live: only the first CPU move of a boot, animations on, and "
                         "its think time")
     args = p.parse_args(argv)
-    for name, image in IMAGES:
+    for name, image, strongest in IMAGES:
         if args.only and not name.lower().startswith(args.only):
             continue
         if args.live:
@@ -264,12 +272,12 @@ def main(argv=None):
             continue
         booted, played = heap(image, args.profile)
         probe = think(image, args.profile)
-        cpu, moves = cpu_game(image, args.profile, args.cpu_moves)
+        cpu, moves = cpu_game(image, args.profile, args.cpu_moves, strongest)
         print("%s (%s):" % (name, args.profile))
         print("  heap free after boot %d (low %d); after 8 moves %d (low %d)"
               % (booted["free"], booted["min_free"], played["free"], played["min_free"]))
-        print("  Kalah against a level-5 CPU seat, %d CPU moves: free %d after a collection "
-              "(low %d)" % (moves, cpu["free"], cpu["min_free"]))
+        print("  Kalah against a level-%d CPU seat, %d CPU moves: free %d after a collection "
+              "(low %d)" % (strongest, moves, cpu["free"], cpu["min_free"]))
         for r in probe["results"]:
             print("  level %d, %-8s %5d ms  %5d nodes  depth %2d  heap kept by the search %d"
                   % (r["level"], r["game"], r["ms"], r["nodes"], r["depth"], r["kept"]))
