@@ -37,8 +37,17 @@ def _seat(level):
     return {"seats": [{"kind": "human"}, {"kind": "cpu", "level": level}]}
 
 
-def test_the_hint_is_a_search_at_the_strongest_level():
-    assert autoplay.HINT_LEVEL == autoplay.STRONGEST_LEVEL == autoplay.CPU_LEVELS == 5
+@pytest.mark.parametrize("strongest, plies, table", [(5, 30, True), (4, 4, False)])
+def test_the_hint_is_a_search_at_the_strongest_level(tmp_path, monkeypatch, strongest, plies,
+                                                     table):
+    # 5: MicroPython's (as CPython imports it); 4: CircuitPython's
+    assert autoplay.STRONGEST_LEVEL == autoplay.CPU_LEVELS == 5
+    monkeypatch.setattr(autoplay, "STRONGEST_LEVEL", strongest)
+    app, _ = _app(tmp_path)
+    app.autoplay.start_hint()
+    search = app.autoplay.search
+    assert app.autoplay.hinting == "pad"
+    assert (search.maxd, search.tt is not None) == (plies, table)
 
 
 def test_config_takes_levels_up_to_the_strongest(circuitpython):
