@@ -129,7 +129,7 @@ def main(argv=None):
                    help="stock MicroPython v1.28.0 instead of CircuitPython 9.2.9")
     args = p.parse_args(argv)
     cp = not args.micropython
-    name, image = editions.IMAGES[1 if cp else 0]
+    name, image, _strongest = editions.IMAGES[1 if cp else 0]
     modules = MODULES + (CIRCUITPYTHON_ONLY if cp else ())
     print("%s, emulated Pico, %s: heap each import keeps (after a collection)"
           % (name, args.profile))
