@@ -44,13 +44,17 @@ def derive_before(record, pits, stores):
     return True
 
 
+_NO_STEPS = ()  # a finished sowing's: its steps (a tuple per stone) go back to the heap
+
+
 class Sowing:
-    """One move's steps. rings(seat, pit) gives the ring index of a position."""
+    """One move's steps. rings(seat, pit) gives the ring index of a position. The steps are
+    let go when the sowing ends, so a long sowing's list is not held while the CPU thinks."""
 
     def __init__(self):
         self.active = False
         self.hand = -1        # the ring the last stone landed in
-        self._steps = []
+        self._steps = _NO_STEPS
         self._next = 0
         self._start = 0
 
@@ -104,8 +108,7 @@ class Sowing:
             apply(st[1], st[2], st[3], st[4], st[5], False)
             done = True
         if self._next >= len(steps):
-            self.active = False
-            self.hand = -1
+            self._end()
         return done
 
     def skip(self, apply):
@@ -117,9 +120,17 @@ class Sowing:
             st = steps[self._next]
             self._next += 1
             apply(st[1], st[2], st[3], st[4], st[5], True)
+        self._end()
+        return True
+
+    def cancel(self):
+        """Stop without applying the steps left (the display shows another state at once)."""
+        self._end()
+
+    def _end(self):
         self.active = False
         self.hand = -1
-        return True
+        self._steps = _NO_STEPS
 
     def upcoming(self):
         """The ring the next stone lands in, or -1 when no stone is left to sow."""

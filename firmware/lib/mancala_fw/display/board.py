@@ -107,10 +107,12 @@ class Board(Seats):
         """Show state at once (new game, undo, restored game); cancels any animation.
         legal: the legal pits of the seat to move (default: its non-empty pits).
         last: (seat, pit) of the last move to mark, or None."""
-        self.anim.active = False
+        self.anim.cancel()
+        self._record = None
         self._fast = -1
         self._lifted = -1
         self._p_state = None
+        self._p_legal = None
         self._stale = True
         self.hint_ring = -1           # a hint and a countdown belong to the position before
         self.warn_ring = -1
@@ -172,6 +174,7 @@ class Board(Seats):
             return
         self._p_state = None
         self._take_state(state, self._p_legal)
+        self._p_legal = None
         rules = state.get("rules")   # no {} default: tick() must not allocate
         self._pending_active = state.get("active") \
             if rules is not None and rules.get("variant") == "basic" else None
@@ -228,6 +231,7 @@ class Board(Seats):
             self._hide_finished()
             if not skipping:
                 self._pulse_finished(self._record, self._now)
+            self._record = None   # the move's record (its sown list) goes back to the heap
             self._breath_start = self._now
         elif kind == EXTRA:
             if not skipping:
