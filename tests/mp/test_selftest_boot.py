@@ -17,7 +17,8 @@ from drivers.mpr121 import MPR121Group  # noqa: E402
 from drivers.ws2812 import WS2812  # noqa: E402
 from mancala_fw.protocol import CommandError  # noqa: E402
 from mancala_fw import selftest  # noqa: E402
-from mancala_fw.selftest import BOOT_WINDOW_MS, Bringup  # noqa: E402
+from mancala_fw.selftest import BOOT_WINDOW_MS, IDLE_MS, Bringup  # noqa: E402
+from mpcompat import ticks_add  # noqa: E402
 
 
 def _flash():
@@ -130,7 +131,20 @@ def test_idle_once_the_window_closed_with_no_selftest_and_boot_false_applies_not
         assert not b.idle()  # the window is open
         assert not b.gesture([0, 0], 1 + BOOT_WINDOW_MS) and b.idle()
         b.command({"action": "scan"})
-        assert not b.idle()  # a self-test is built, until it stops
+        assert b.st is not None and not b.active()
+        # A scan keeps nothing, but a host may be polling: the built self-test stays
+        # IDLE_MS after the last diag command, then it may be let go with its modules.
+        assert not b.idle(ticks_add(b.used, IDLE_MS))
+        assert b.idle(ticks_add(b.used, IDLE_MS + 1))
+        assert "mancala_fw.selftest.diag" in sys.modules
+        b.release()
+        assert b.st is None and "mancala_fw.selftest.diag" not in sys.modules
+        # A running self-test (the walk) stays until diag stop, however long.
+        b.command({"action": "walk", "step": 0})
+        assert b.active() and not b.idle(ticks_add(b.used, 10 * IDLE_MS))
+        simclock.advance_ms(10)  # the walk's frame is on the (virtual) wire until then
+        b.command({"action": "stop"})
+        assert b.st is None and b.idle(b.used)
         mpr121_model.reset_bus(list(p.pad_chips))
         pads = MPR121Group(machine.I2C(0), p.pad_chips)
         again = Bringup(p, pads, leds, flash, now=0, boot=False)

@@ -196,9 +196,10 @@ def loop(app, proto, pads, touch, wdt, held=None):
                         for kind, pos in touch.update(masks, now):
                             app.touch(kind, pos, now)
                             busy = True
-                    if bringup is not None and bringup.idle():
+                    if bringup is not None and bringup.idle(now):
                         # Nothing of the self-test runs: its heap goes back to the game
                         # until the next diag command.
+                        bringup.release()
                         held[0] = bringup = None
                         forget("mancala_fw.selftest")
                         busy = True  # collect the garbage

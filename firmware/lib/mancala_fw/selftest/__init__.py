@@ -11,10 +11,13 @@ when the self-test is first used, so a board that is only playing keeps that hea
 
 Its modules are forgotten again once they are done (calibration.py after boot, the rest when
 the self-test stops), so their heap comes back for the game; using them again re-imports them.
-Once idle() (the gesture's window has closed and no self-test is built), the app lets go of
-the Bringup and of this package too (app.loop), and makes a Bringup(..., boot=False) for the
-next `diag`: it neither applies the calibration again (the chips hold it) nor opens the
-window.
+Once idle(now) (the gesture's window has closed, and no self-test is built, or the one built
+does not run and no `diag` command has come for IDLE_MS: a scan, a readout or a look at the
+thresholds keeps nothing), the app release()s the Bringup and lets go of this package too
+(app.loop), and makes a Bringup(..., boot=False) for the next `diag`: it neither applies the
+calibration again (the chips hold it) nor opens the window. IDLE_MS keeps the self-test
+built while a host polls the pads (`mancala-board bringup pads`), so it is not compiled
+again for each poll on CircuitPython.
 
 The gesture: every store pad held at once within BOOT_WINDOW_MS of power-up starts the
 self-test with the walk stepping by itself. (Not "held while powering up": the MPR121 learns
@@ -27,6 +30,7 @@ from mpcompat import ticks_ms, ticks_diff
 
 CALIBRATION_FILE = "calibration.json"
 BOOT_WINDOW_MS = 10000
+IDLE_MS = 10000  # a built self-test that does not run is let go this long after the last diag
 PARTS = ("diag", "core", "walk", "calibration")  # selftest.* modules built on use
 
 
@@ -64,6 +68,7 @@ class Bringup:
         self.on_stop = on_stop
         self.st = None
         self.booted = ticks_ms() if now is None else now
+        self.used = self.booted  # the last diag command
         self.window = boot
         if not boot:
             return
@@ -85,24 +90,38 @@ class Bringup:
 
     def _stopped(self):
         # The self-test is over: let it go, and the app repaint the game.
-        self.st = None
-        _forget(PARTS)
+        self.release()
         if self.on_stop is not None:
             self.on_stop()
+
+    def release(self):
+        """Lets go of the self-test and its modules (their heap goes back to the game)."""
+        self.st = None
+        _forget(PARTS)
 
     def command(self, req):
         """The protocol handler of `diag` (request dict -> answer fields)."""
         from mancala_fw.selftest.diag import handle_diag
 
+        self.used = ticks_ms()
         return handle_diag(req, self.selftest())
 
     def active(self):
         return self.st is not None and self.st.active
 
-    def idle(self):
-        """True once the gesture's window has closed and no self-test is built: nothing is
-        lost if the app lets go of this Bringup and makes a new one (boot=False) later."""
-        return not self.window and self.st is None
+    def idle(self, now=None):
+        """True once nothing is lost if the app release()s this Bringup and makes a new one
+        (boot=False) later: the gesture's window has closed, and no self-test is built, or
+        the one built does not run (the walk and a calibration run until `diag stop`) and no
+        diag command has come for IDLE_MS."""
+        if self.window:
+            return False
+        st = self.st
+        if st is None:
+            return True
+        if now is None:
+            now = ticks_ms()
+        return not st.active and ticks_diff(now, self.used) > IDLE_MS
 
     def step(self, now):
         st = self.st
