@@ -54,7 +54,7 @@ class Sowing:
     def __init__(self):
         self.active = False
         self.hand = -1        # the ring the last stone landed in
-        self._steps = _NO_STEPS
+        self._steps = _NO_STEPS  # type: list | tuple  # a list while a sowing runs
         self._next = 0
         self._start = 0
 
