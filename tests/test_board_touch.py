@@ -376,6 +376,59 @@ def test_idle_frames_go_out_only_after_a_pad_poll(monkeypatch):
     assert calls.count("tick") == calls.count("poll")
 
 
+def test_the_loop_lets_go_of_the_self_test_once_it_is_idle(monkeypatch):
+    # The loop asks the held Bringup at each pad poll whether it is idle (with the loop's
+    # time), and then has it release its self-test and modules before dropping it.
+    from mancala_fw.app import loop as mainloop
+
+    calls = []
+    clock = [0]
+
+    def ticks_ms():
+        clock[0] += 1
+        return clock[0]
+
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "rb", buffering=0)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(mainloop, "ticks_ms", ticks_ms)
+
+    class Held:
+        def __init__(self):
+            self.asked = []
+            self.released = 0
+
+        def active(self):
+            return False
+
+        def gesture(self, masks, now):
+            return False
+
+        def idle(self, now):
+            self.asked.append(now)
+            return len(self.asked) == 3  # idle at the third poll
+
+        def release(self):
+            self.released += 1
+
+    class Board(_Recorder):
+        def poll(self):
+            if calls.count("poll") == 5:
+                os.close(wfd)  # the host closes the line: the loop returns
+            return _Recorder.poll(self)
+
+    fake = Board(calls)
+    bringup = Held()
+    held = [bringup]
+    try:
+        mainloop.loop(fake, fake, fake, fake, None, held)
+    finally:
+        stdin.close()
+    assert held == [None] and bringup.released == 1
+    assert len(bringup.asked) == 3 and bringup.asked == sorted(bringup.asked) and \
+        bringup.asked[-1] <= clock[0]
+
+
 def test_a_lifted_pit_comes_back_when_the_move_fails_inside(tmp_path):
     # The touched pit goes dark before the engine plays; if anything after that fails (out of
     # heap), the display shows the game again rather than an empty pit that is not empty.

@@ -98,8 +98,9 @@ def start(flash="", write=_write, stream=sys.stdout, build=None):
                        on_stop=lambda: display.set_state(app.state()), boot=boot)
 
     # The self-test's Bringup, while the loop holds it: from boot (the calibration, the
-    # gesture's window) until it is idle, and again from a diag command until the self-test
-    # stops (loop() lets it go then, with its package: 1.7 KB of CircuitPython's heap, duo).
+    # gesture's window) until it is idle, and again from a diag command until it is idle
+    # again (the self-test stopped, or none running for selftest.IDLE_MS); loop() then lets
+    # it go, with its package (about 1.5 KB of CircuitPython's heap on duo).
     held = [bringup(True)]
     proto.commands["diag"] = _diag(held, bringup, heap.report)
     gc.collect()

@@ -103,8 +103,10 @@ class Bringup:
         """The protocol handler of `diag` (request dict -> answer fields)."""
         from mancala_fw.selftest.diag import handle_diag
 
-        self.used = ticks_ms()
-        return handle_diag(req, self.selftest())
+        try:
+            return handle_diag(req, self.selftest())
+        finally:
+            self.used = ticks_ms()  # after the answer: a first command compiles the self-test
 
     def active(self):
         return self.st is not None and self.st.active
