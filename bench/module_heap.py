@@ -9,7 +9,7 @@ at a time, dependencies first, and reads gc.mem_free() after a collection before
 each: a module's figure is what its import keeps (its bytecode and constants on
 CircuitPython, which compiles our .py files on the board; the modules it imports are
 counted where they are listed first). A second run boots the board as the entry point does
-(mancala_fw.app.loop.start with the edition's hardware layer, on the virtual board), loads
+(mancala_fw.app.loop.boot with the edition's hardware layer, on the virtual board), loads
 the CPU as a CPU seat does, and runs one search at each level 1-4 and then 5 in the
 app's Memory (mancala.cpu), each stepped once in the app's slice, reading what stays
 allocated after a collection: the heap the whole app leaves while the CPU thinks, without
@@ -80,7 +80,7 @@ def sink(text):
     pass
 
 
-parts = loop.start(write=sink, build=build)
+parts = loop.boot("", sink, sys.stdout, build)  # as app.loop.run boots the board
 app = parts[0]
 gc.collect()
 print('{"event": "heap", "what": "booted", "free": %d}' % gc.mem_free())

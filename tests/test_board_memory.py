@@ -92,3 +92,28 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     assert app.menu is not None and "mancala_fw.app.menu" in sys.modules
     app.touch("press", app.seating.store(1), 100)  # another store closes the menu
     assert app.menu is None and [m for m in gone if m in sys.modules] == []
+
+
+def test_the_boot_is_forgotten_once_the_board_is_built(tmp_path):
+    # app.loop.boot builds the board with app.boot and then forgets it: on CircuitPython a
+    # loaded module's code stays on the heap, and the boot's runs once.
+    import io
+    import os
+    import shutil
+    import sys
+
+    import mancala_fw.app as app_package
+    from mancala_fw.app import loop
+    from mancala_fw.app.hardware import NullDisplay
+    from boardsim import PROFILES
+
+    flash = str(tmp_path) + os.sep
+    shutil.copy(os.path.join(PROFILES, "duo.json"), flash + "profile.json")
+    events = io.StringIO()
+
+    def build(prof):
+        return None, NullDisplay(), None  # no pads, no LEDs, no watchdog
+
+    parts = loop.boot(flash, events.write, events, build)
+    assert parts is not None and '"event": "boot"' in events.getvalue()
+    assert "mancala_fw.app.boot" not in sys.modules and "boot" not in vars(app_package)

@@ -68,7 +68,7 @@ import json
 import sys
 import supervisor
 supervisor.status_bar.console = False
-from mancala_fw.app import loop, autoplay
+from mancala_fw.app import autoplay, loop
 from mancala_fw.app.circuitpython import build
 
 
@@ -76,7 +76,7 @@ def sink(text):
     pass
 
 
-app = loop.start(write=sink, build=build)[0]  # the board as booted
+app = loop.boot("", sink, sys.stdout, build)[0]  # the board as booted, as app.loop.run does it
 import mancala.cpu  # loaded first: its code is not the search's heap
 
 play = app.autoplay

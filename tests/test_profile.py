@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import ROOT
 
 from mancala_fw import profile  # conftest puts firmware/lib first on sys.path
+from mancala_fw.profile import checks  # noqa: E402  the power checks
 
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 
@@ -36,7 +37,7 @@ def test_package_is_ours_not_the_stdlib_profiler():
 def test_shipped_profiles_load(name):
     p = profile.load(os.path.join(PROFILES, name + ".json"))
     assert p.name == name
-    assert p.budget_error(p.budget_ma) is None
+    assert checks.budget_error(p, p.budget_ma) is None
     # every position has a ring, a pad, and the pad table points back at it
     assert len(p.positions) == p.sides * (p.pits_per_side + 1)
     for pid in p.positions:
@@ -247,11 +248,11 @@ def test_load_unreadable_and_bad_json(tmp_path):
 
 def test_budget_error_for_runtime_limit():
     p = profile.load(os.path.join(PROFILES, "quad.json"))
-    assert p.budget_error(p.max_budget_ma(), "power_limit_ma") is None
-    assert p.budget_error(p.min_budget_ma(), "power_limit_ma") is None
-    assert p.budget_error(p.min_budget_ma() - 1, "power_limit_ma").startswith(
+    assert checks.budget_error(p, checks.max_budget_ma(p), "power_limit_ma") is None
+    assert checks.budget_error(p, p.min_budget_ma(), "power_limit_ma") is None
+    assert checks.budget_error(p, p.min_budget_ma() - 1, "power_limit_ma").startswith(
         "power_limit_ma %d is too low" % (p.min_budget_ma() - 1))
-    assert "supply_ma" in p.budget_error(p.max_budget_ma() + 1, "power_limit_ma")
+    assert "supply_ma" in checks.budget_error(p, checks.max_budget_ma(p) + 1, "power_limit_ma")
     # the lit allowance is what remains after the board and idle LEDs
     assert p.lit_ma(1500) == 1500 - p.base_ma - p.idle_ma_per_led * p.total_leds
 
@@ -261,10 +262,10 @@ def test_feed_limit_sets_max_budget():
     d["led_chains"][0]["feed_ma"] = 1400
     p = profile.check(d)
     # chain 0 may draw the whole lit allowance plus its own idle current
-    top = p.max_budget_ma()
+    top = checks.max_budget_ma(p)
     assert top < p.supply_ma
-    assert p.chain_worst_ma(0, top) <= 1400 < p.chain_worst_ma(0, top + 1)
-    assert p.budget_error(top) is None and "feed_ma" in p.budget_error(top + 1)
+    assert checks.chain_worst_ma(p, 0, top) <= 1400 < checks.chain_worst_ma(p, 0, top + 1)
+    assert checks.budget_error(p, top) is None and "feed_ma" in checks.budget_error(p, top + 1)
 
 
 def test_profile_answers_the_apps_seat_question():

@@ -61,43 +61,10 @@ class App:
 
     # ------------------------------------------------------------------ boot
     def boot(self):
-        """Loads settings and the saved game; reports any problem as a log event."""
-        from mancala_fw import profile as profiles
-        self._profiles = profiles
-        problems = []
-        saved, problem = storage.load(self.settings_path, SETTINGS_FORMAT)
-        if problem:
-            problems.append(problem)
-        if saved is not None:
-            self.config, bad = _configs().restore(saved.get("config"), self.profile)
-            problems.extend(bad)
-        if problem or (saved is not None and bad):
-            self._save_settings()
-        resumed = False
-        saved, problem = storage.load(self.game_path, GAME_FORMAT)
-        if problem:
-            problems.append(problem)
-        if saved is not None:
-            try:
-                session, why = Session.from_saved(saved)
-                self._use(session)
-                resumed = True
-                if why:
-                    problems.append(why)
-            except ValueError as e:
-                problems.append("The saved game could not be restored (%s); a new game was "
-                                "started." % e)
-        if not resumed:
-            self._use(Session(self.config["rules"], 0))
-            self._save_game()
-        forget("mancala_fw.app.config")  # back when a config change or the menu needs it
-        self.apply_display_settings()
-        g = self._game_on().game
-        self.emit("boot", {"firmware": FIRMWARE_VERSION, "board": self.profile.name,
-                           "resumed": resumed, "turn": g.turn, "rules": g.rules.to_dict()})
-        for p in problems:
-            self.log("warning", p)
-        self.autoplay.prepare(self.config["seats"])  # a CPU seat's first move: no loading
+        """Loads settings and the saved game; reports any problem as a log event. The code
+        is app.boot.restore(), run once at power-on and then forgotten (app.loop.run)."""
+        from mancala_fw.app.boot import restore
+        restore(self)
 
     def log(self, level, message):
         self.emit("log", {"level": level, "message": message})
@@ -105,7 +72,8 @@ class App:
     def _use(self, session):
         """Makes session the game in progress (ValueError if this board cannot seat it)."""
         g = session.game
-        seating = self._profiles.seating(self.profile, g.players, g.pits)
+        from mancala_fw import profile as profiles  # loaded already: the board's profile
+        seating = profiles.seating(self.profile, g.players, g.pits)
         self.session = session
         self.seating = seating
         self.display.set_game(seating, g.to_dict())

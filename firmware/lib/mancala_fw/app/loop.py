@@ -39,7 +39,6 @@ FAILING_PASSES = 20  # consecutive failing passes after which the watchdog is le
 # animation), at most every GC_GAP_MS; the garbage of work that ends sooner waits for the end
 # of the next (heap.bound_garbage bounds it).
 GC_GAP_MS = 250
-PROFILE_FILE = "profile.json"
 
 
 def _write(text):
@@ -47,66 +46,38 @@ def _write(text):
 
 
 def run(flash="", build=None):
-    parts = start(flash, build=build)
+    """Boots the board (app.boot.start) and runs the loop until the serial line closes."""
+    parts = boot(flash, _write, sys.stdout, build)
     if parts is not None:
         loop(*parts)
 
 
-def start(flash="", write=_write, stream=sys.stdout, build=None):
-    """Builds the board from flash's profile, as at power-on: returns (app, proto, pads,
-    touch, wdt, held) for loop() (held: a list of one item, the self-test's Bringup or None),
-    or None when the profile cannot be loaded (then said on the line). write/stream: the
-    serial line (a probe may pass a sink). build: the hardware layer's build(profile)
-    (default app.hardware's, MicroPython's machine)."""
-    from mancala_fw.app import heap  # its low-water mark starts before anything is built
-    from mancala_fw import profile as profiles
+def boot(flash, write, stream, build=None):
+    """app.boot.start(...), then app.boot is forgotten: the boot's code is used once, and its
+    heap goes back to the game. A function of its own, so that no frame that lives on (run's)
+    keeps app.boot's function in a slot of its value stack."""
+    from mancala_fw.app import forget
+    from mancala_fw.app.boot import start
     try:
-        prof = profiles.load_board(flash + PROFILE_FILE)
-    except (OSError, ValueError) as e:
-        # Nothing can run without a profile; say why on the serial line and stop.
-        write('{"event": "log", "level": "error", "message": "The board profile %s could '
-              'not be loaded: %s."}\n' % (PROFILE_FILE, str(e).replace('"', "'")))
-        return None
-    profiles.release_checks()  # checked once: the checks' heap goes back to the game
-    prof.compact()
-    from mancala_fw.app import App
-    from mancala_fw.app.commands import table
-    if build is None:
-        from mancala_fw.app.hardware import build
-    from mancala_fw.touch import Touch
-    from mancala_fw.protocol import Protocol
-    pads, display, wdt = build(prof)
-    touch = Touch(prof.pad_chips, prof.pad_position)
-    proto = Protocol(write, {}, None, stream)
-    app = App(prof, display, proto.event, flash)
-    proto.commands = table(app)
-    proto._on_error = lambda e: _report(proto, e)
-    # Two collections, not one after each import. Before the boot's first save, because a
-    # save samples diag memory's low-water mark and gc.mem_free() counts the imports' garbage
-    # as used; and when all is built. Measured on the emulated Pico, quad, at boot: collecting
-    # after each import as well leaves the same heap free (within 48 bytes, both ways a board
-    # is made), and without the first collection the low-water mark after boot falls from
-    # 138,576 to 114,800 bytes on stock MicroPython + deploy (199,520 to 195,072 on the
-    # image) with nothing more kept (docs/performance.md §1).
-    gc.collect()
-    app.boot()
+        return start(flash, write, stream, build)
+    finally:
+        forget("mancala_fw.app.boot")
 
+
+def bringup_maker(prof, pads, display, flash, app):
+    """bringup(boot): makes the self-test's Bringup (selftest), as the boot and the diag
+    command do. Made here rather than in app.boot, which is forgotten after the boot."""
     def bringup(boot):
         from mancala_fw.selftest import Bringup
         return Bringup(prof, pads, getattr(display, "leds", None), flash,
                        log=lambda text: app.log("warning", text),
                        on_stop=lambda: display.set_state(app.state()), boot=boot)
+    return bringup
 
-    # The self-test's Bringup, while the loop holds it: from boot (the calibration, the
-    # gesture's window) until it is idle, and again from a diag command until it is idle
-    # again (the self-test stopped, or none running for selftest.IDLE_MS); loop() then lets
-    # it go, with its package (about 1.5 KB of CircuitPython's heap on duo).
-    held = [bringup(True)]
-    proto.commands["diag"] = _diag(held, bringup, heap.report)
-    gc.collect()
-    heap.sample()  # diag memory's low-water mark includes the board as booted
-    heap.bound_garbage()
-    return app, proto, pads, touch, wdt, held
+
+def reporter(proto):
+    """The protocol's on_error: a failing command is reported as a log event."""
+    return lambda e: _report(proto, e)
 
 
 def _diag(held, bringup, report):

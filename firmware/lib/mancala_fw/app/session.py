@@ -104,30 +104,9 @@ class Session:
     def from_saved(cls, saved):
         """Rebuilds a saved game. Raises ValueError if the file does not describe one.
         Returns (session, problem): problem is a sentence when only the state could be
-        restored (no take-backs then)."""
-        state = saved.get("state")
-        if not isinstance(state, dict):
-            raise ValueError("the saved game has no state")
-        first = saved.get("first")
-        moves = saved.get("moves")
-        try:
-            s = cls(state.get("rules"), first)
-            base = saved.get("base")
-            if base is not None:  # a game recovered from its position (below)
-                s.game = _limited(Game.from_dict(base))
-                s.base = base
-            s.replay(moves)
-            if s.game.to_dict() == state:
-                return s, None
-        except (ValueError, TypeError, AttributeError):
-            pass
-        # The move list is damaged but the state may still be a valid position.
-        s = cls(Game.from_dict(state).rules.to_dict(), 0)
-        s.game = _limited(Game.from_dict(state))
-        s.base = state  # take-backs of later moves replay from here, not from the opening
-        s.first = first if isinstance(first, int) and 0 <= first < s.game.players else 0
-        return s, "The saved game's move list was damaged; the position was kept but its " \
-                  "moves cannot be taken back."
+        restored (no take-backs then). The code is app.boot.saved_session(), used at boot."""
+        from mancala_fw.app.boot import saved_session
+        return saved_session(saved)
 
 
 def _limited(game):

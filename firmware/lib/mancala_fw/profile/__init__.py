@@ -10,8 +10,9 @@
     p.pad["0.3"]         -> (address, electrode)
     p.i2c_id, p.sda, p.scl, p.i2c_freq, p.pad_chips    # for the MPR121 bus
     p.budget_ma; p.lit_ma(budget) -> mA for lit channels; p.ma_per_channel
-    p.budget_error(ma) -> sentence or None   # the wiring checks at load
-    p.min_budget_ma(), p.max_budget_ma()
+    p.min_budget_ma()
+    checks.budget_error(p, ma) -> sentence or None   # the wiring checks at load (profile.checks,
+    checks.max_budget_ma(p), checks.chain_worst_ma(p, c, ma)  # released after the boot's check)
 
     s = profile.seating(p, players, pits)  # ValueError if the board cannot seat it
     s.position(seat, pit) -> id (pit 0 = store); s.store(seat); s.sides; s.used

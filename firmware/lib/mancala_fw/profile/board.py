@@ -23,11 +23,6 @@ def position_ids(sides, pits_per_side):
     return ids
 
 
-def _ma(x):
-    # Whole milliamps read best in messages; the inputs may be floats (0.6 mA idle per LED).
-    return "%d" % int(x + 0.5)
-
-
 class Profile:
     """One board, checked. Attributes (all read-only by convention):
 
@@ -125,48 +120,6 @@ class Profile:
     def min_budget_ma(self):
         """The least budget that still shows something: one LED per ring at one full channel."""
         return self.idle_ma() + self.ma_per_channel * self.ring_count
-
-    def chain_worst_ma(self, chain, budget_ma):
-        """The most one chain can draw while the whole board keeps to budget_ma."""
-        leds = self.chains[chain][1]
-        own_idle = self.idle_ma_per_led * leds
-        full = leds * (self.idle_ma_per_led + 3 * self.ma_per_channel)
-        # The limiter caps the sum over all chains, so one chain may get all the lit current.
-        shared = self.lit_ma(budget_ma) + own_idle
-        return full if full < shared else shared
-
-    def max_budget_ma(self):
-        """The largest budget the supply and every chain's feed can carry."""
-        best = self.supply_ma
-        for c in range(len(self.chains)):
-            leds = self.chains[c][1]
-            full = leds * (self.idle_ma_per_led + 3 * self.ma_per_channel)
-            if full <= self.chain_feed_ma[c]:
-                continue  # this chain cannot draw more than its feed even at full white
-            limit = self.chain_feed_ma[c] + self.idle_ma() - self.idle_ma_per_led * leds
-            if limit < best:
-                best = limit
-        return best
-
-    def budget_error(self, budget_ma, field="power.budget_ma"):
-        """One sentence saying why budget_ma does not fit this board, or None if it does.
-
-        The app uses it for set_config's power_limit_ma (field="power_limit_ma").
-        """
-        shown = "%s %s" % (field, _ma(budget_ma))
-        if budget_ma > self.supply_ma:
-            return "%s is more than power.supply_ma %s can deliver" % (shown, _ma(self.supply_ma))
-        for c in range(len(self.chains)):
-            worst = self.chain_worst_ma(c, budget_ma)
-            if worst > self.chain_feed_ma[c]:
-                return ("%s is more than led_chains.%d.feed_ma %s can carry: chain %d may draw "
-                        "up to %s mA under it" % (shown, c, _ma(self.chain_feed_ma[c]), c,
-                                                 _ma(worst)))
-        if budget_ma < self.min_budget_ma():
-            return ("%s is too low to show anything: the board with all LEDs dark takes %s mA "
-                    "and one lit LED per ring needs %s mA more" % (
-                        shown, _ma(self.idle_ma()), _ma(self.ma_per_channel * self.ring_count)))
-        return None
 
     # --- seating -------------------------------------------------------------------------
 

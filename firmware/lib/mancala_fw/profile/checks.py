@@ -133,10 +133,60 @@ def check(d):
     _check_power(c, d["power"], f)
     _check_geometry(c, d["geometry"], f)
     p = Profile(f)
-    err = p.budget_error(p.budget_ma)
+    err = budget_error(p, p.budget_ma)
     if err:
         c.fail(err)
     return p
+
+
+# --- the power budget against the wiring (docs/profiles.md section 4) ----------------------
+# Here with the checks, not on Profile: only a profile's check needs them, and this module is
+# let go after the boot's check (profile.release_checks), with their code.
+
+def _ma(x):
+    # Whole milliamps read best in messages; the inputs may be floats (0.6 mA idle per LED).
+    return "%d" % int(x + 0.5)
+
+
+def chain_worst_ma(p, chain, budget_ma):
+    """The most chain can draw while the whole board p keeps to budget_ma."""
+    leds = p.chains[chain][1]
+    own_idle = p.idle_ma_per_led * leds
+    full = leds * (p.idle_ma_per_led + 3 * p.ma_per_channel)
+    # The limiter caps the sum over all chains, so one chain may get all the lit current.
+    shared = p.lit_ma(budget_ma) + own_idle
+    return full if full < shared else shared
+
+
+def max_budget_ma(p):
+    """The largest budget the supply and every chain's feed of board p can carry."""
+    best = p.supply_ma
+    for c in range(len(p.chains)):
+        leds = p.chains[c][1]
+        full = leds * (p.idle_ma_per_led + 3 * p.ma_per_channel)
+        if full <= p.chain_feed_ma[c]:
+            continue  # this chain cannot draw more than its feed even at full white
+        limit = p.chain_feed_ma[c] + p.idle_ma() - p.idle_ma_per_led * leds
+        if limit < best:
+            best = limit
+    return best
+
+
+def budget_error(p, budget_ma, field="power.budget_ma"):
+    """One sentence saying why budget_ma does not fit board p, or None if it does."""
+    shown = "%s %s" % (field, _ma(budget_ma))
+    if budget_ma > p.supply_ma:
+        return "%s is more than power.supply_ma %s can deliver" % (shown, _ma(p.supply_ma))
+    for c in range(len(p.chains)):
+        worst = chain_worst_ma(p, c, budget_ma)
+        if worst > p.chain_feed_ma[c]:
+            return ("%s is more than led_chains.%d.feed_ma %s can carry: chain %d may draw "
+                    "up to %s mA under it" % (shown, c, _ma(p.chain_feed_ma[c]), c, _ma(worst)))
+    if budget_ma < p.min_budget_ma():
+        return ("%s is too low to show anything: the board with all LEDs dark takes %s mA "
+                "and one lit LED per ring needs %s mA more" % (
+                    shown, _ma(p.idle_ma()), _ma(p.ma_per_channel * p.ring_count)))
+    return None
 
 
 def _check_i2c(c, i2c, f, pins):
