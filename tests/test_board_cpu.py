@@ -377,7 +377,7 @@ def test_the_heap_mark_is_sampled_after_saves_and_search_slices(tmp_path, monkey
 
 
 class _Pin:
-    """A pin whose falling edge the test makes: what drivers.mpr121.IrqLine needs of one."""
+    """A pin whose falling edge the test makes: what drivers.irqline.IrqLine needs of one."""
     IRQ_FALLING = 2
 
     def __init__(self):
@@ -401,7 +401,7 @@ def _thinking(tmp_path, monkeypatch):
     search is done or paused."""
     import mancala.cpu
     import mancala.negamax
-    from drivers.mpr121 import IrqLine
+    from drivers.irqline import IrqLine
     monkeypatch.setattr(mancala.cpu, "ticks_ms", lambda: 5000)
     monkeypatch.setattr(mancala.negamax, "ticks_ms", lambda: 5000)
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])

@@ -326,7 +326,8 @@ def test_precompiled_fakes_follow_their_sources(tmp_path):
 # falling edge can end the wait early; then one read of the chips.
 IRQ_WAITER = r"""
 import machine, select, time
-from drivers.mpr121 import MPR121Group, IrqLine
+from drivers.mpr121 import MPR121Group
+from drivers.irqline import IrqLine
 i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4))
 irq = IrqLine(machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP))
 group = MPR121Group(i2c, (0x5A, 0x5B), irq=irq)
@@ -365,7 +366,8 @@ def test_the_irq_line_wakes_the_wait_and_a_read_releases_it(tmp_path, bus):
 
 POLL_ONLY = r"""
 import machine, select, time
-from drivers.mpr121 import MPR121Group, IrqLine
+from drivers.mpr121 import MPR121Group
+from drivers.irqline import IrqLine
 i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4))
 irq = IrqLine(machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP))
 group = MPR121Group(i2c, (0x5A, 0x5B))

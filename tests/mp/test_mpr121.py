@@ -261,7 +261,7 @@ class _EdgePin:
 
 
 def test_irq_line_calls_on_edge_at_each_edge_after_setting_its_flag():
-    from drivers.mpr121 import IrqLine
+    from drivers.irqline import IrqLine
     pin = _EdgePin()
     irq = IrqLine(pin)
     pin.fall()  # no on_edge: only the flag
@@ -275,7 +275,7 @@ def test_irq_line_calls_on_edge_at_each_edge_after_setting_its_flag():
 
 
 def test_a_failing_on_edge_does_not_lose_the_edge():
-    from drivers.mpr121 import IrqLine
+    from drivers.irqline import IrqLine
     pin = _EdgePin()
     irq = IrqLine(pin)
     irq.on_edge = lambda: 1 // 0

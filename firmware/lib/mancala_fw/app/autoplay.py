@@ -72,7 +72,7 @@ class Autoplay:
         self.demo_games = 0  # games demo mode has started since it was switched on
         self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
         self.asked = []  # ids of the serial hint requests waiting for self.search
-        self.irq = None  # the pads' drivers.mpr121.IrqLine, where wired (app.loop sets it)
+        self.irq = None  # the pads' drivers.irqline.IrqLine, where wired (app.loop sets it)
         self.sampled = False  # diag memory's mark was read after this search's first slice
 
     def start_hint(self, source="pad", rid=None):

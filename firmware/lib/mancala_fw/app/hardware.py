@@ -46,18 +46,19 @@ class NullDisplay:
 
 def build(profile):
     """Returns (pads, display, wdt) for profile. pads.poll() gives a mask per chip in
-    profile.pad_chips order; pads.irq is their IRQ line (drivers.mpr121.IrqLine) when the
+    profile.pad_chips order; pads.irq is their IRQ line (drivers.irqline.IrqLine) when the
     profile wires one, else None; wdt is None where no watchdog should run."""
     import gc
     import machine
     gc.collect()
-    from drivers.mpr121 import MPR121Group, IrqLine
+    from drivers.mpr121 import MPR121Group
     gc.collect()
     i2c = machine.I2C(profile.i2c_id, scl=machine.Pin(profile.scl),
                       sda=machine.Pin(profile.sda), freq=profile.i2c_freq)
     irq = None
     if profile.irq is not None:
         # The chips' IRQ outputs share the line; the Pico's own pull-up holds it high.
+        from drivers.irqline import IrqLine
         irq = IrqLine(machine.Pin(profile.irq, machine.Pin.IN, machine.Pin.PULL_UP))
     pads = MPR121Group(i2c, profile.pad_chips, irq=irq)
     display = _display(profile)
