@@ -129,15 +129,15 @@ class LitCount:
 
 class DisplayCount:
     """Reads a ring the way docs/display.md encodes it, with the firmware's own display code:
-    palette.classify names each LED's kind, counts.decode adds up their values."""
+    reader.classify names each LED's kind, counts.decode adds up their values."""
     name = "display decode"
 
-    def __init__(self, counts, palette):
+    def __init__(self, counts, reader):
         self.counts = counts
-        self.palette = palette
+        self.reader = reader
 
     def __call__(self, grb, frame_max):
-        classify = self.palette.classify
+        classify = self.reader.classify
         kinds = bytearray(len(grb) // 3)
         for i in range(len(kinds)):
             kinds[i] = classify(grb[3 * i + 1], grb[3 * i], grb[3 * i + 2], frame_max)
@@ -150,8 +150,8 @@ def count_reader(firmware_lib: str) -> DisplayCount:
     import sys
     if firmware_lib not in sys.path:
         sys.path.append(firmware_lib)
-    from mancala_fw.display import counts, palette
-    return DisplayCount(counts, palette)
+    from mancala_fw.display import counts, reader
+    return DisplayCount(counts, reader)
 
 
 class Board:

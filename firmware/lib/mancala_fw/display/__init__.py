@@ -40,9 +40,10 @@ Lower level (plain parameters, no profile), used by the tests and the bench:
         set_speed(ms_per_stone), set_hint(ring), set_countdown(ring, n), tick(now)
     counts.encode(count, leds, out) / counts.decode(pattern)    the count encoding
     reader.read_counts(chains, rings)       counts read back from captured frames
+    reader.classify(r, g, b, frame_max)     an LED's count kind read back
     power.Limiter, power.limit(chains, limiter)                 the current limiter
-    palette.SEAT_LED / SEAT_SRGB / FULL / BREATH / classify()   colours (LED bytes and
-        sRGB for screens), levels, and an LED's count kind read back
+    palette.SEAT_LED / SEAT_SRGB / FULL / BREATH   colours (LED bytes and
+        sRGB for screens) and levels
     rings.repaint(board, lo, hi, now)       the ring loop of Board.tick()
 """
 from .board import Board

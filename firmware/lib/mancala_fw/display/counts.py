@@ -12,7 +12,7 @@ two rarer marks stand in, only when the plain form does not fit:
 Every kind has its own colour, so a ring decodes by adding up its lights, whatever their order.
 
 MARK is a dim light worth nothing (the last move's pit, places at the end). Its level is so
-far below every count light that a frame reader can tell it apart (palette.classify).
+far below every count light that a frame reader can tell it apart (reader.classify).
 WARN is a magenta light worth nothing: the move timer's countdown on a store. Its hue is far
 from every count light's, so a reader tells it apart by colour.
 """

@@ -14,7 +14,7 @@ LED bytes are the sRGB colour linearised and scaled so its strongest channel is 
 Every LED colour therefore has one channel at 255, which frame readers rely on.
 
 The levels say how bright a ring is drawn, and how the breathing store and the hinted pit
-pulse; classify() reads an LED of a captured frame back to its count kind.
+pulse. display.reader.classify() reads an LED of a captured frame back to its count kind.
 """
 from mpcompat import const
 
@@ -93,32 +93,3 @@ def kind_led(kind, seat):
 def kind_srgb(kind, seat):
     """The screen colour of a count kind on a seat's ring (docs, terminal)."""
     return _kind(kind, seat, SEAT_SRGB, WHITE_SRGB, VIOLET_SRGB, PINK_SRGB, WARN_SRGB)
-
-
-# Candidates for classify(): (kind, r, g, b); every seat colour reads as ONE.
-_CANDIDATES = ((counts.TEN,) + WHITE_LED, (counts.FIFTY,) + VIOLET_LED,
-               (counts.FIVE,) + PINK_LED, (counts.WARN,) + WARN_LED) + \
-    tuple((counts.ONE,) + c for c in SEAT_LED)
-
-
-def classify(r, g, b, frame_max):
-    """The count kind of one LED read back from a frame, given the largest channel value
-    anywhere in the frame. Hue decides, because brightness, breathing and the power limiter
-    scale every channel of an LED alike."""
-    m = r if r > g else g
-    if b > m:
-        m = b
-    if m == 0:
-        return counts.OFF
-    if m * MARK_SHARE < frame_max:
-        return counts.MARK
-    best = counts.OFF
-    best_d = 1 << 30
-    for cand in _CANDIDATES:
-        # Compare with the candidate scaled to this LED's strongest channel.
-        d = (abs(r * 255 - cand[1] * m) + abs(g * 255 - cand[2] * m)
-             + abs(b * 255 - cand[3] * m))
-        if d < best_d:
-            best_d = d
-            best = cand[0]
-    return best
