@@ -32,7 +32,7 @@ import editions  # noqa: E402
 # its 10 modules; the profile: its board and seating modules).
 MODULES = (
     "mpcompat", "mancala", "mancala_fw.protocol", "mancala_fw.storage", "mancala_fw.app",
-    "mancala_fw.app.commands", "mancala_fw.touch", "mancala_fw.profile",
+    "mancala_fw.app.commands", "mancala_fw.app.boot", "mancala_fw.touch", "mancala_fw.profile",
     "mancala_fw.profile.checks", "mancala_fw.display", "drivers.mpr121",
     "mancala_fw.app.hardware", "mancala_fw.selftest", "mancala_fw.app.loop",
     "mancala_fw.app.config", "mancala_fw.app.menu", "mancala.evaluate", "mancala.searchboard",

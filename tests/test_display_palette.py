@@ -82,7 +82,7 @@ def test_led_bytes_are_the_linearised_screen_colours():
         top = max(lin)
         want = tuple(round(255 * v / top) for v in lin)
         assert all(abs(a - b) <= 1 for a, b in zip(led, want)), (srgb, led, want)
-        assert max(led) == 255   # classify() relies on one full channel
+        assert max(led) == 255   # reader.classify() relies on one full channel
 
 
 def test_hint_pulse_stays_at_count_levels_and_is_faster_than_the_breath():
@@ -95,5 +95,5 @@ def test_hint_pulse_stays_at_count_levels_and_is_faster_than_the_breath():
 def test_breath_ramp_stays_above_marks_and_within_full():
     assert len(palette.BREATH) == 32
     assert min(palette.BREATH) == palette.BREATH_LOW and max(palette.BREATH) == palette.FULL
-    # every count light stays far enough above a MARK for classify() to tell them apart
+    # every count light stays far enough above a MARK for reader.classify() to tell them apart
     assert palette.BREATH_LOW > palette.MARK_SHARE * palette.MARK_LEVEL

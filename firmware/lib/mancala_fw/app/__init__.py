@@ -23,7 +23,7 @@ from mpcompat import ticks_ms
 from mancala import IllegalMove
 
 from mancala_fw import storage
-from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT
+from mancala_fw.app.session import Session
 from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
 from mancala_fw.app.heap import sample as sample_heap, collect_if_due
 from mancala_fw.protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
@@ -62,7 +62,7 @@ class App:
     # ------------------------------------------------------------------ boot
     def boot(self):
         """Loads settings and the saved game; reports any problem as a log event. The code
-        is app.boot.restore(), run once at power-on and then forgotten (app.loop.run)."""
+        is app.boot.restore(), run once at power-on and then forgotten (app.loop.boot)."""
         from mancala_fw.app.boot import restore
         restore(self)
 

@@ -1,8 +1,8 @@
 """What the board runs once, at power-on: start() builds the board from its profile, and
-restore() loads the saved settings and game into the app (App.boot). app.loop.run() forgets
-this module once the board is built, so that on CircuitPython, which keeps every module's
-bytecode on its heap, this code does not stay there through the game (about 2.4 KB;
-docs/performance.md section 7). Nothing made here may keep a reference to this module's
+restore() loads the saved settings and game into the app (App.boot). app.loop.boot()
+forgets this module once the board is built, so that on CircuitPython, which keeps every
+module's bytecode on its heap, this code does not stay there through the game
+(docs/performance.md section 7). Nothing made here may keep a reference to this module's
 functions (a closure would keep all of them): the closures the loop keeps come from
 app.loop.
 """
@@ -22,8 +22,8 @@ def start(flash, write, stream, build=None):
     or None), or None when the profile cannot be loaded (then said on the line).
     write(text)/stream: the serial line (a probe may pass a sink). build: the hardware
     layer's build(profile) (default app.hardware's, MicroPython's machine)."""
-    from mancala_fw.app import heap
-    from mancala_fw.app.loop import bringup_maker, reporter, _diag  # its low-water mark starts before anything is built
+    from mancala_fw.app import heap  # its low-water mark starts before anything is built
+    from mancala_fw.app.loop import bringup_maker, reporter, _diag
     from mancala_fw import profile as profiles
     try:
         prof = profiles.load_board(flash + PROFILE_FILE)
