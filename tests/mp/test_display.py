@@ -300,8 +300,7 @@ def _held(obj, seen):
         return 1 + sum(_held(x, seen) for x in obj)
     if isinstance(obj, dict):
         return 1 + sum(_held(k, seen) + _held(v, seen) for k, v in obj.items())
-    if type(obj).__module__.startswith("mancala_fw.display") if hasattr(type(obj), "__module__") \
-            else False:
+    if getattr(type(obj), "__module__", "").startswith("mancala_fw.display"):
         return sum(_held(v, seen) for v in obj.__dict__.values())
     return 0
 
