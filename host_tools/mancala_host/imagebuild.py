@@ -16,6 +16,12 @@ Sources, in this order:
 - `--source` a folder: a MicroPython checkout with its submodules, built in place;
 - nothing: a clone of the upstream tag (needs git and the network), made once.
 
+Before building, the patches in firmware/board/patches/ are applied to the MicroPython tree
+(each once: a tree that has one already is left as it is), and after linking every native
+function's code in firmware.elf must be word-aligned (check_native_alignment), or the build
+fails: a Cortex-M0+ faults on the unaligned load (docs/architecture.md, "Native code in the
+image").
+
 The cache: the image is rebuilt only when its key changes, a hash of the source archive, the
 board definition, the manifest, every firmware file, the default profile and the version.  A key change rebuilds the
 frozen modules from scratch and the C code incrementally (a few seconds); a change to the
@@ -178,7 +184,7 @@ def firmware_files(root: str) -> list[str]:
     for folder, dirs, names in os.walk(firmware):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(names):
-            if name.endswith((".py", ".cmake", ".h")):
+            if name.endswith((".py", ".cmake", ".h", ".patch")):
                 found.append(os.path.join(folder, name))
     return found
 
@@ -246,11 +252,78 @@ def configure_key(root: str, source_key: str, version: str) -> str:
 
 
 def check_toolchain() -> None:
-    missing = [tool for tool in ("arm-none-eabi-gcc", "cmake", "make", "gcc") if not shutil.which(tool)]
+    missing = [tool for tool in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "cmake", "make", "gcc",
+                                 "patch") if not shutil.which(tool)]
     if missing:
         raise BoardError("The ARM toolchain is not installed (missing %s): run 'make firmware', "
                          "which installs Debian's gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
-                         "libstdc++-arm-none-eabi-newlib and cmake." % ", ".join(missing))
+                         "libstdc++-arm-none-eabi-newlib, cmake and patch." % ", ".join(missing))
+
+
+def patches(root: str) -> list[str]:
+    """The patches the MicroPython tree gets before the build, in the order they apply."""
+    folder = os.path.join(root, "firmware", "board", "patches")
+    if not os.path.isdir(folder):
+        return []
+    return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".patch")]
+
+
+def _patch(tree: str, text: str, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["patch", "-p1", "--batch", "--no-backup-if-mismatch"] + list(flags),
+                          cwd=tree, input=text, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+
+
+def apply_patches(root: str, tree: str, out: TextIO) -> None:
+    """Applies each of patches(root) that tree has not got yet; BoardError when one neither
+    applies nor is there already (a tree that is not the one the patch was made for)."""
+    for path in patches(root):
+        name = os.path.relpath(path, root)
+        with open(path) as f:
+            text = f.read()
+        if _patch(tree, text, "--reverse", "--dry-run", "--force", "--silent").returncode == 0:
+            continue  # the tree has it already
+        proc = _patch(tree, text, "--forward")
+        if proc.returncode != 0:
+            detail = " ".join(proc.stdout.split())[:200]
+            raise BoardError("%s does not apply to the MicroPython source in %s (%s): the tree "
+                             "is not MicroPython v%s as released." % (
+                                 name, tree, detail or "patch said nothing", MICROPYTHON_VERSION))
+        out.write("Patched the MicroPython source with %s\n" % name)
+
+
+# Native code (@micropython.native, viper, asm_thumb) frozen by mpy-tool.py: byte arrays in
+# .text named fun_data_*, so nm lists them as t/T symbols (bytecode is r, in .rodata).
+_NATIVE_SYMBOL = re.compile(r"^([0-9a-fA-F]+)\s+[tT]\s+(fun_data_\S+)$")
+
+
+def misaligned_native_code(nm_output: str) -> list[tuple[str, int]]:
+    """(symbol, address) of every frozen native function in nm's listing that does not start
+    on a 4-byte boundary."""
+    found = []
+    for line in nm_output.splitlines():
+        m = _NATIVE_SYMBOL.match(line.strip())
+        if m and int(m.group(1), 16) & 3:
+            found.append((m.group(2), int(m.group(1), 16)))
+    return found
+
+
+def check_native_alignment(elf: str) -> int:
+    """Fails (BoardError) unless every frozen native function in elf is word-aligned: a
+    Cortex-M0+ has no unaligned loads, and native code starts with a word the runtime loads.
+    Returns how many native functions it checked."""
+    proc = subprocess.run(["arm-none-eabi-nm", elf], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise BoardError("Cannot read the symbols of %s (arm-none-eabi-nm: %s)." % (
+            elf, proc.stderr.strip() or "exit code %d" % proc.returncode))
+    bad = misaligned_native_code(proc.stdout)
+    if bad:
+        raise BoardError("The image's native code is not word-aligned, and a Cortex-M0+ faults on "
+                         "it: %s in %s. The MicroPython tree lacks firmware/board/patches/ (see "
+                         "docs/architecture.md, \"Native code in the image\")." % (
+                             ", ".join("%s at 0x%08x" % b for b in bad[:4]), elf))
+    return sum(1 for line in proc.stdout.splitlines() if _NATIVE_SYMBOL.match(line.strip()))
 
 
 def _run(argv: list[str], cwd: str | None, log: str, what: str, env: dict | None = None) -> None:
@@ -315,6 +388,7 @@ def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys
     _remove(os.path.join(build_dir, "frozen_content.c"))
     _remove(key_file)
 
+    apply_patches(root, tree, out)
     manifest = stage_default_profile(root, work)
     log = os.path.join(work, "build.log")
     with open(log, "w") as f:
@@ -338,6 +412,7 @@ def build(root: str, source: str | None = None, jobs: int = 2, out: TextIO = sys
           "BOARD_DIR=" + os.path.join(root, "firmware", "board"), "BUILD=" + build_dir,
           "FROZEN_MANIFEST=" + manifest],
          tree, log, "building the image", env_rp2)
+    check_native_alignment(os.path.join(build_dir, "firmware.elf"))
     partial = target + ".partial"
     _run([sys.executable, os.path.join(tree, "tools", "uf2conv.py"), "-c", "-b", "0x10000000",
           "-f", "RP2040", "-o", partial, os.path.join(build_dir, "firmware.bin")],
