@@ -8,8 +8,10 @@ import hashlib
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -377,6 +379,81 @@ if n == 0:
     assert c.line("boot") == ["boot", "2", "True"]
     assert [line["cause"] for line in trace_lines(c.trace) if line["kind"] == "reset"] == \
         ["watchdog"]
+
+
+# A firmware bug as a Pico meets it: a viper load of a word at an address that is 2 mod 4
+# (what frozen native code at a halfword did), and a read where no device answers.
+UNALIGNED_MAIN = """
+import machine, micropython, time
+print("boot", machine.reset_cause() == machine.WDT_RESET)
+@micropython.viper
+def peek(a: int) -> int:
+    p = ptr32(a)
+    return p[0]
+print("aligned", peek(0x20000000) == machine.mem32[0x20000000])
+if machine.reset_cause() != machine.WDT_RESET:
+    machine.WDT(timeout=500)
+    time.sleep_ms(200)
+    peek(0x20000002)
+    print("not reached")
+"""
+BAD_ADDRESS_MAIN = """
+import machine, time
+time.sleep_ms(100)  # USB is up: the line is not dropped
+print("reading")
+time.sleep_ms(200)  # and sent before the fault
+print(machine.mem32[0x30000000])
+print("not reached")
+"""
+
+
+def _fault_lines(c):
+    return [line for line in c.stderr_text().splitlines() if "HardFault" in line]
+
+
+@needs_emulator
+def test_a_fault_with_no_watchdog_is_one_line_and_the_board_is_dead(chip):
+    c = chip(BAD_ADDRESS_MAIN)
+    assert c.line("reading") == ["reading"]
+    assert c.proc.wait(timeout=TIMEOUT) == 3  # the harness's DEAD
+    (line,) = _fault_lines(c)
+    assert re.fullmatch(r"emulated Pico: HardFault: read of 0x30000000 where no device answers, "
+                        r"at PC 0x1[0-9a-f]{7}; the core locked up, and no watchdog is running: "
+                        r"the board is dead", line), line
+    assert "not reached" not in c.stderr_text()
+    faults = [t for t in trace_lines(c.trace) if t["kind"] == "fault"]
+    assert [t["line"] for t in faults] == [line[len("emulated Pico: "):].split(", and no")[0]]
+
+
+@needs_emulator
+def test_a_fault_with_the_watchdog_running_is_reset_by_it(chip):
+    c = chip(UNALIGNED_MAIN)
+    assert c.line("boot") == ["boot", "False"]
+    assert c.line("aligned") == ["aligned", "True"]  # an aligned word loads as on the chip
+    assert c.line("boot") == ["boot", "True"]        # the watchdog brought it back
+    assert c.line("aligned") == ["aligned", "True"]
+    (line,) = _fault_lines(c)
+    assert re.fullmatch(r"emulated Pico: HardFault: unaligned 32-bit read of 0x20000002, at PC "
+                        r"0x2[0-9a-f]{7}; the core locked up; the watchdog will reset it", line), line
+    assert "reset by watchdog" in c.stderr_text()
+    assert c.proc.poll() is None
+    assert [t["cause"] for t in trace_lines(c.trace) if t["kind"] == "reset"] == ["watchdog"]
+
+
+@needs_emulator
+def test_sim_pty_ends_with_a_non_zero_exit_when_the_board_is_dead(tmp_path):
+    main = tmp_path / "fault.py"
+    main.write_text(BAD_ADDRESS_MAIN)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--pace", "free",
+         "--main", str(main), "--flash", str(tmp_path / "flash"), "--pty", str(tmp_path / "b.pty")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        timeout=TIMEOUT)
+    assert proc.returncode == 3, proc.stderr
+    said = proc.stderr.splitlines()
+    assert len([x for x in said if "HardFault: read of 0x30000000" in x]) == 1, said
+    assert said[-1] == "mancala-board sim: the board stopped with exit code 3"
+    assert "Traceback" not in proc.stderr and not os.path.exists(str(tmp_path / "b.pty"))
 
 
 @needs_emulator

@@ -1,8 +1,10 @@
 // One power-up of the emulated Pico: an RP2040 (rp2040js) with the boot ROM, the flash file,
-// the USB serial line, the I2C devices, PIO on the emulated clock and the watchdog's reset.
+// the USB serial line, the I2C devices, PIO on the emulated clock, the watchdog's reset and
+// the core's faults (faults.mjs).
 // A watchdog reset (or machine.reset()) ends this Board; the harness then starts a new one
 // on the same flash and clock, as the chip reboots with its flash kept.
 import { RP2040 } from 'rp2040js';
+import { FaultModel } from './faults.mjs';
 import { FLASH_BASE, FlashTraps, PowerCuts } from './flash.mjs';
 import { DeviceWire, I2CTargets, IrqLine, SoftLines } from './i2c_bus.mjs';
 import { PioClock } from './leds.mjs';
@@ -63,6 +65,7 @@ export class Board {
     mcu.loadBootrom(opts.bootrom);
     opts.flash.loadInto(mcu);
     modelI2CResets(mcu);
+    this.faults = new FaultModel(mcu);
     this.mcu = mcu;
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset
@@ -88,6 +91,12 @@ export class Board {
       }
     }
     mcu.core.PC = FLASH_BASE; // boot2 at the start of flash, as the boot ROM would jump to it
+  }
+
+  /** The watchdog is counting down: it will reset the chip unless fed. */
+  get watchdogRunning() {
+    const wd = this.mcu.peripherals[WATCHDOG_BASE];
+    return wd.enable && wd.tickEnable;
   }
 
   /**

@@ -10,6 +10,10 @@
 // arms power cuts inside flash operations (flash.mjs, PowerCuts): after each, the chip powers
 // up again on the flash as the cut left it.
 //
+// A fault the chip takes (faults.mjs) that locks the core up is one line on stderr naming the
+// fault, its address and the PC. With the watchdog running the harness goes on until it
+// resets the chip; with none, the board is dead and the harness exits with code 3 (DEAD).
+//
 // Time is the emulated clock's only. --pace realtime (the default) never lets it run ahead
 // of the host's clock, so a finger held for 0.1 s on the host is held at most 0.1 emulated s:
 // while the chip waits (WFE/WFI) the harness sleeps until the next timer alarm is due. While
@@ -18,11 +22,13 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Board } from './board.mjs';
+import { Fault } from './faults.mjs';
 import { FlashFile, PowerCuts, readUF2 } from './flash.mjs';
 import { LineSplitter, Trace } from './trace.mjs';
 
 const CHUNK_NS = 2e6;        // emulated time run between looks at the host's I/O
 const MAX_LAG_NS = 20e6;     // behind the host by more than this: start level again
+const DEAD = 3;              // exit code: the core locked up with no watchdog to reset it
 
 function fail(message) {
   process.stderr.write(`emulated Pico: ${message}\n`);
@@ -124,6 +130,16 @@ function main() {
   };
   board = powerUp(0, null);
 
+  const lockedUp = (b) => {
+    trace.write(b.clock.nanos, 'fault', { line: b.faults.describe() });
+    if (b.watchdogRunning) {
+      log(`${b.faults.describe()}; the watchdog will reset it`);
+    } else {
+      log(`${b.faults.describe()}, and no watchdog is running: the board is dead`);
+      process.exit(DEAD);
+    }
+  };
+
   let hostAnchor = process.hrtime.bigint();
   let emuAnchor = 0;
   const runChunk = () => {
@@ -137,7 +153,7 @@ function main() {
       }
       board = powerUp(board.clock.nanos, why);
     }
-    const { mcu, clock, pio, traps } = board;
+    const { mcu, clock, pio, traps, faults } = board;
     const core = mcu.core;
     const regs = core.registers;
     const trapErase = traps.erase;
@@ -149,14 +165,14 @@ function main() {
       if (ahead < -MAX_LAG_NS) { // computing left us behind: do not rush to catch up
         hostAnchor = process.hrtime.bigint();
         emuAnchor = clock.nanos;
-      } else if (ahead >= 0 && core.waiting) {
+      } else if (ahead >= 0 && (core.waiting || faults.lockedUp)) {
         setTimeout(runChunk, Math.max(1, Math.ceil(ahead / 1e6)));
         return;
       }
       end = Math.min(end, emuAnchor + Number(process.hrtime.bigint() - hostAnchor) + CHUNK_NS);
     }
     while (clock.nanos < end && !board.halted) {
-      if (core.waiting) {
+      if (core.waiting || faults.lockedUp) { // a locked-up core runs nothing; the rest goes on
         let dt = clock.nextAlarm ? clock.nanosToNextAlarm : end - clock.nanos;
         if (pio.working && clock.nanos + dt > pio.nextAt) {
           dt = Math.max(0, pio.nextAt - clock.nanos); // PIO has work: stop at its grid
@@ -170,7 +186,18 @@ function main() {
         if (pc === trapErase || pc === trapProgram) {
           traps.check(pc);
         } else {
-          clock.tick(core.executeInstruction() * 8);
+          try {
+            clock.tick(core.executeInstruction() * 8);
+          } catch (e) {
+            if (!(e instanceof Fault)) {
+              throw e;
+            }
+            faults.take(e, pc & ~1);
+            clock.tick(8);
+            if (faults.lockedUp) {
+              lockedUp(board);
+            }
+          }
         }
       }
       if (clock.nanos >= pio.nextAt && pio.running) {
