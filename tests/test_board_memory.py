@@ -44,6 +44,10 @@ def test_diag_memory_reports_the_heap_and_its_floor():
         later = b.ok("diag", action="memory")
         assert 0 < later["min_free"] <= booted["min_free"]  # a floor only ever goes down
         assert later["min_free"] <= later["free"]
+        # reset: this answer still has the mark, and the next starts from it
+        reset = b.ok("diag", action="memory", reset=True)
+        assert reset["min_free"] <= later["min_free"]
+        assert b.ok("diag", action="memory")["min_free"] >= reset["free"] - 4096
         message = b.request("diag", action="heap")["error"]["message"]
         assert "memory" in message and "scan" in message
 

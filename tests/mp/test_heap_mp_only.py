@@ -20,6 +20,18 @@ def test_the_mark_keeps_the_lowest_free_seen():
     assert after["free"] - low > 39000  # the block came back; the mark stays where it was
 
 
+def test_a_reset_reports_the_mark_then_starts_it_again_from_now():
+    gc.collect()
+    block = bytearray(40000)
+    heap.sample()
+    block = None  # noqa: F841 (dropped, then collected)
+    gc.collect()
+    first = heap.report(reset=True)
+    assert first["free"] - first["min_free"] > 39000  # the block's low is reported once
+    again = heap.report()
+    assert again["min_free"] >= first["free"] - 1000  # and then forgotten
+
+
 def test_free_and_alloc_are_the_heap_now():
     gc.collect()
     r = heap.report()

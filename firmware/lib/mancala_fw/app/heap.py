@@ -78,8 +78,9 @@ def sample():
     return free
 
 
-def report():
-    """The answer fields of diag memory: free and alloc now, and the low-water mark."""
+def report(reset=False):
+    """The answer fields of diag memory: free and alloc now, and the low-water mark. reset:
+    the mark starts again from now, once read (a bench reads each game's lowest so)."""
     global low
     if _mem_free is None:
         return {"free": None, "alloc": None, "min_free": None}
@@ -87,4 +88,7 @@ def report():
     alloc = gc.mem_alloc()
     if free < low:
         low = free
-    return {"free": free, "alloc": alloc, "min_free": low}
+    answer = {"free": free, "alloc": alloc, "min_free": low}
+    if reset:
+        low = free
+    return answer

@@ -85,7 +85,7 @@ def _diag(held, bringup, report):
     on the Bringup in held[0], made again (bringup(False)) if the loop has let it go."""
     def diag(req):
         if req.get("action") == "memory":
-            return report()
+            return report(req.get("reset") is True)
         if held[0] is None:
             held[0] = bringup(False)
         return held[0].command(req)
