@@ -473,3 +473,24 @@ def test_the_user_guide_counts_the_menus_pits():
     pits = [int(n) for n in re.findall(r"^\| (\d) \|", section, re.M)]
     assert pits == list(range(1, len(menu.FIELDS) + 2))  # the settings, then who plays the seat
     assert "That is five pits in all" in " ".join(section.split()) and len(pits) == 5
+
+
+def test_a_paused_board_refuses_touches_and_its_cpu_waits():
+    kalah = profiles.seating(DUO, 2, 6)
+    with kalah_on_duo() as (b, start):
+        b.ok("set_config", config={"paused": True,
+                                   "seats": [{"kind": "human"}, {"kind": "cpu", "level": 1}]})
+        b.touch(*pad(kalah, 0, 3))
+        ev = b.wait_event("refused")
+        assert "paused" in ev["reason"], ev
+        # seat 1 (the CPU) to move: unpaused it plays at its first slice (no animation, so no
+        # pause after the move); paused, a hundred round trips of the main loop later it has not
+        b.ok("new_game", first=1)
+        for _ in range(100):
+            assert b.ok("state")["moves"] == 0
+        assert b.ok("press", seat=1, pit=2)["state"]["turn"] == 0  # serial still plays
+        b.ok("set_config", config={"paused": False})
+        b.take_events()
+        b.touch(*pad(kalah, 0, 1))
+        assert b.wait_event("move")["by"] == "human"
+        assert b.wait_event("move")["by"] == "cpu"

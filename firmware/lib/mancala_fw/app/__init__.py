@@ -252,6 +252,10 @@ class App:
         if self.menu is not None:
             self.menu.touch(kind, pos, now)
             return
+        if self.config["paused"]:
+            if kind == "press":  # a paused board plays nothing and opens no menu
+                self._refuse(pos, None, None, "The board is paused: the teacher resumes it.")
+            return
         seating = self.seating
         session = self.session
         if seating is None or session is None:

@@ -215,6 +215,13 @@ class Autoplay:
         g = app.session.game
         if self.turn_started is None:
             self.turn_started = now
+        if app.config["paused"]:  # nothing plays by itself, and the move timer waits
+            if self.search is not None or self.hinting:
+                self.changed(now)
+            self.turn_started = now
+            if not g.over:
+                app.display.countdown(g.turn, None)
+            return
         if not g.over:
             left = self.seconds_left(now)
             app.display.countdown(g.turn, left + 1 if left is not None and left < COUNTDOWN_S

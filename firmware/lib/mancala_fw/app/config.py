@@ -17,9 +17,10 @@ from mancala import Rules
 from mancala_fw.app import autoplay  # loaded with the app; its levels, not the CPU
 
 KEYS = ("rules", "rotate_starter", "brightness", "power_limit_ma", "animation_ms", "seats",
-        "move_time_limit")
+        "move_time_limit", "label", "paused")
 USB_MA = 500  # what a USB 2 port must deliver; a laptop's port often gives no more
 TIME_LIMITS = (0, 30, 60)
+LABEL_MAX = 24  # characters of the board's name in a classroom ("table 3")
 
 
 def least_ma(board):
@@ -43,7 +44,9 @@ def defaults(board):
             "power_limit_ma": usb_ma(board),
             "animation_ms": 120,
             "seats": [{"kind": "human"} for _ in range(sides)],
-            "move_time_limit": 0}
+            "move_time_limit": 0,
+            "label": "",
+            "paused": False}
 
 
 def _int(patch, key, low, high):
@@ -169,7 +172,28 @@ def check(old, patch, board):
         if isinstance(v, bool) or v not in TIME_LIMITS:
             raise ValueError("move_time_limit must be 0, 30 or 60 seconds, got %s." % _show(v))
         new["move_time_limit"] = v
+    if "label" in patch:
+        new["label"] = _label(patch["label"])
+    if "paused" in patch:
+        v = patch["paused"]
+        if v is not True and v is not False:
+            raise ValueError("paused must be true or false, got %s." % _show(v))
+        new["paused"] = v
     return new, warnings
+
+
+def _label(v):
+    """The board's name in a classroom: printable ASCII, so every host and font shows it."""
+    ok = isinstance(v, str) and len(v) <= LABEL_MAX
+    if ok:
+        for c in v:
+            if not 32 <= ord(c) <= 126:
+                ok = False
+                break
+    if not ok:
+        raise ValueError("label must be text of at most %d printable ASCII characters, got %s."
+                         % (LABEL_MAX, _show(v)))
+    return v
 
 
 def restore(saved, board):
