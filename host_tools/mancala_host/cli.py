@@ -205,6 +205,13 @@ def _a_diag(p):
     bringup.add_diag_arguments(p)
 
 
+@command("class", _module_command("hub.command"), "the classroom hub: every board on one page, settings for all, a tournament")
+def _a_class(p):
+    from .hub import command as hub_command
+
+    hub_command.add_arguments(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mancala-board",

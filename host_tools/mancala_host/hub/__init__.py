@@ -1,0 +1,10 @@
+"""`mancala-board class`: the classroom hub. One process holds every board in the room.
+
+- finder.py: the boards on USB (by USB ID) and the --port ones, looked for again every second;
+- link.py: one thread per board: its line, its game log, its tile, found again after a replug;
+- tournament.py: round robin and Swiss pairings, results, standings (pure, no I/O);
+- room.py: the boards and the tournament together, and the class-wide settings;
+- server.py: the web page (aiohttp: HTTP and server-sent events) and its JSON requests;
+- export.py: games, standings and per-board figures as CSV, beside the game logs;
+- command.py: the command line.
+"""

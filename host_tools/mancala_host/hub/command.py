@@ -1,0 +1,83 @@
+"""`mancala-board class`: the hub's command line.
+
+    mancala-board class [--port LINK ...] [--no-usb] [--out FOLDER] [--http-port N] [--host H]
+    mancala-board class export FOLDER
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+
+from ..errors import BoardError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", nargs="?", choices=["serve", "export"], default="serve",
+                   help="serve (default): hold the boards and serve the page; export FOLDER: "
+                        "write the CSV export of a folder the hub recorded")
+    p.add_argument("folder", nargs="?", help="with export: the folder (the hub's --out)")
+    p.add_argument("--port", dest="ports", action="append", default=[], metavar="PORT",
+                   help="a board's port or a virtual board's link, besides those found on USB "
+                        "(give it once per board)")
+    p.add_argument("--no-usb", action="store_true", help="only the --port boards: look for none on USB")
+    p.add_argument("--out", default="class", help="the folder for every board's game log (default ./class)")
+    p.add_argument("--http-port", type=int, default=8766, help="the page's port (0: any free one)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to serve on (default localhost only)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import export
+
+    if args.action == "export":
+        if not args.folder:
+            raise BoardError("Say which folder to export: mancala-board class export FOLDER.")
+        if not os.path.isdir(args.folder):
+            raise BoardError("There is no folder %s to export." % args.folder)
+        print("Exported to %s." % export.from_folder(args.folder))
+        return 0
+    return asyncio.run(_serve(args))
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    from .room import Room
+    from .server import make_app
+
+    if args.no_usb and not args.ports:
+        raise BoardError("With --no-usb, give the boards with --port (once per board).")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise BoardError("Could not make the folder %s: %s." % (args.out, exc.strerror or exc))
+    room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
+    runner = web.AppRunner(make_app(room))
+    await runner.setup()
+    site = web.TCPSite(runner, args.host, args.http_port)
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
+                         % (args.host, args.http_port, exc.strerror or exc))
+    port = runner.addresses[0][1]
+    host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
+    print("The class is at http://%s:%d/ (%d board(s) given, %s); games go to %s; stop with Ctrl-C."
+          % (host, port, len(args.ports), "USB searched" if not args.no_usb else "no USB search",
+             args.out), flush=True)
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # each stop writes the games under way
+        try:
+            loop.add_signal_handler(getattr(signal, name), done.set)
+        except (AttributeError, NotImplementedError, RuntimeError):
+            pass
+    try:
+        await done.wait()
+    finally:
+        await runner.cleanup()   # the boards' threads end and write their unfinished games
+    print("Stopped: the games are in %s." % args.out, flush=True)
+    return 0

@@ -1,0 +1,244 @@
+"""One board's line, in a thread of its own: it opens the port, follows the board's events,
+writes its games to the game log (record.GameTracker: checked by the engine, resynchronised
+from the board's `state` after a replug, an unfinished game written once), runs the requests
+the page sends, and keeps the board's tile and its projector snapshot.
+
+The board is the authority: after every reconnect the tile and the log are rebuilt from the
+board's own hello, config and state. A port that another program holds marks this tile only.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import queue
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import transport
+from ..client import Client
+from ..colours import seat_colours
+from ..errors import BoardError, BoardRefused
+from ..record import GameTracker
+from ..view import commentary, rules_label
+
+if TYPE_CHECKING:
+    from .room import Room
+
+HEARTBEAT_S = 3.0   # silence after which the board is asked for its state
+RETRY_S = 0.5       # between attempts to open a board that is away
+NOTES = 12
+
+
+class Tracker(GameTracker):
+    """GameTracker whose games also name the board's label and port, and the tournament's
+    players when the room dealt the game."""
+
+    def __init__(self, out: str, link: BoardLink) -> None:
+        super().__init__(out, say=link.note)
+        self.link = link
+
+    def _start(self, state, first):
+        super()._start(state, first)
+        if self.game is not None:
+            self.game["board"].update(label=self.link.label, port=self.link.port)
+            game = self.link.dealt
+            if game is not None:
+                self.game["tournament"] = {"round": game.round, "players": list(game.names)}
+
+
+def log_name(key: str) -> str:
+    return "board-%s.jsonl" % key
+
+
+class BoardLink(threading.Thread):
+    def __init__(self, key: str, port: str, room: Room, timeout: float = 5.0) -> None:
+        super().__init__(daemon=True, name="board " + key)
+        self.key, self.port, self.room, self.timeout = key, port, room, timeout
+        self.stop = threading.Event()
+        self.requests: queue.Queue[tuple[str, dict[str, Any], concurrent.futures.Future]] = queue.Queue()
+        self.tracker = Tracker(os.path.join(room.folder, log_name(key)), self)
+        self.client: Client | None = None
+        self.label = ""
+        self.status = "connecting"   # live, offline, held, connecting
+        self.problem = ""            # why it is not live, or what it refused last
+        self.last_seen: float | None = None
+        self.state: dict[str, Any] | None = None
+        self.config: dict[str, Any] = {}
+        self.hello: dict[str, Any] = {}
+        self.notes: list[str] = []
+        self.locked: dict[str, Any] | None = None   # the settings kept while locked
+        self.dealt = None            # the tournament game on this board
+        self.dealt_started = False   # its new_game has been seen
+        self.seq = 0
+        self.record: Any = None
+        self.before: dict[str, Any] | None = None
+        self.event_time = 0.0        # time.time() when the last game event was read
+
+    # -- what the page sees ---------------------------------------------------------------
+    def note(self, text: str) -> None:
+        self.notes = (self.notes + [text])[-NOTES:]
+
+    def tile(self) -> dict[str, Any]:
+        dealt = self.dealt
+        return {"key": self.key, "port": self.port, "label": self.label, "status": self.status,
+                "problem": self.problem, "last_seen": self.last_seen, "state": self.state,
+                "seats": (self.config.get("seats") or [])[:len((self.state or {}).get("pits", []))],
+                "paused": self.config.get("paused") is True, "locked": self.locked is not None,
+                "players": list(dealt.names) if dealt is not None else None,
+                "title": rules_label(self.state["rules"]) if self.state else "",
+                "seq": self.seq, "t_event": self.event_time,
+                "games": self.tracker.written}
+
+    def projector(self) -> dict[str, Any]:
+        """The snapshot the projector page (web.py) draws: the same keys."""
+        planned = self.room.plan_for(self.hello.get("board"), (self.state or {}).get("rules"))
+        stone = self.config.get("animation_ms") or 120
+        return {"state": self.state, "board": self.hello.get("board"),
+                "firmware": self.hello.get("firmware"),
+                "title": (self.label + ": " if self.label else "") +
+                (rules_label(self.state["rules"]) if self.state else ""),
+                "colours": seat_colours(), "plan": planned, "record": self.record,
+                "before": self.before, "hint": None, "seq": self.seq, "stone_ms": stone,
+                "live": self.status == "live", "notes": self.notes}
+
+    def changed(self) -> None:
+        self.room.changed(self)
+
+    # -- requests from the page (any thread) ----------------------------------------------
+    def call(self, cmd: str, **fields: Any) -> concurrent.futures.Future:
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        if self.status != "live":
+            fut.set_exception(BoardError("%s is %s." % (self.name_for_people(), self.status)))
+        else:
+            self.requests.put((cmd, fields, fut))
+        return fut
+
+    def name_for_people(self) -> str:
+        return self.label or self.port
+
+    # -- the thread -----------------------------------------------------------------------
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self._open()
+            except BoardError as exc:
+                self._away(exc)
+                self.stop.wait(RETRY_S)
+                continue
+            try:
+                self._follow()
+            except BoardError as exc:
+                self._away(exc)
+            finally:
+                if self.client is not None:
+                    self.client.close()
+                    self.client = None
+        self.tracker.close_unfinished()
+
+    def _away(self, exc: BaseException) -> None:
+        others = transport.holders(self.port) if os.path.exists(self.port) else []
+        status, problem = ("held", "Another program has this port open (%s): close it."
+                           % "; ".join(others)) if others else ("offline", str(exc))
+        if (status, problem) != (self.status, self.problem):
+            self.status, self.problem = status, problem
+            self.changed()
+
+    def _open(self) -> None:
+        line = transport.SerialTransport(self.port)
+        client = Client(line, timeout=self.timeout)
+        try:
+            client.hello()
+            config = client.request("get_config").get("config") or {}
+            answer = client.request("state")
+        except BaseException:
+            client.close()
+            raise
+        self.client, self.hello, self.config = client, client.hello_answer, config
+        self.label = config.get("label") or ""
+        self.tracker.take(client.hello_answer, config, answer)
+        self.state = answer["state"]
+        self.status, self.problem, self.last_seen = "live", "", time.time()
+        self.seq += 1
+        self.changed()
+        self.room.board_ready(self, answer)
+
+    def _follow(self) -> None:
+        client = self.client
+        assert client is not None
+        quiet = time.monotonic()
+        while not self.stop.is_set():
+            self._serve(client)
+            ev = client.next_event(0.05)
+            now = time.monotonic()
+            if ev is None:
+                if now - quiet > HEARTBEAT_S:
+                    answer = client.request("state")
+                    quiet = now
+                    self._beat(answer)
+                continue
+            quiet = now
+            self.last_seen = time.time()
+            self._event(ev)
+
+    def _serve(self, client: Client) -> None:
+        while True:
+            try:
+                cmd, fields, fut = self.requests.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                answer = client.request(cmd, **fields)
+            except BoardRefused as exc:
+                self.problem = "Refused %s: %s" % (cmd, exc.board_message)
+                fut.set_exception(exc)
+                self.changed()
+                continue
+            except BoardError as exc:
+                fut.set_exception(exc)
+                raise
+            fut.set_result(answer)
+            # the events the request caused came before its answer: take them in now
+            while client.events:
+                self._event(client.events.popleft())
+
+    def _beat(self, answer: dict[str, Any]) -> None:
+        self.last_seen = time.time()
+        self.tracker.check(answer, "The board's state moved on")
+        others = transport.holders(self.port)
+        problem = ("Another program has this port open too (%s) and takes part of the board's "
+                   "lines: close it." % "; ".join(others)) if others else ""
+        if answer["state"] != self.state or (problem and problem != self.problem):
+            self.state = answer["state"]
+            if problem:
+                self.problem = problem
+            self.seq += 1
+            self.changed()
+        self.room.board_state(self, answer)
+
+    def _event(self, ev: dict[str, Any]) -> None:
+        name = ev.get("event")
+        self.tracker.on_event(ev)
+        text = commentary(ev) if name not in ("log", "config") else None
+        if text:
+            self.note(text)
+        if name == "config" and isinstance(ev.get("config"), dict):
+            self.config = ev["config"]
+            self.label = self.config.get("label") or ""
+            if self.locked is not None and ev.get("source") == "pad":
+                self.room.relock(self)
+        if name in ("move", "resign"):
+            self.record, self.before = ev.get("record"), self.state
+        elif name in ("new_game", "undo"):
+            self.record = self.before = None
+        if isinstance(ev.get("state"), dict):
+            self.state = ev["state"]
+        if name in ("move", "resign", "undo", "new_game", "game_over", "config"):
+            self.event_time = time.time()
+            self.seq += 1
+            self.changed()
+        if name == "new_game":
+            self.room.board_new_game(self, ev)
+        if name == "game_over":
+            self.room.board_game_over(self, ev.get("places") or [], ev.get("stores") or [])

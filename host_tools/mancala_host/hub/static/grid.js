@@ -1,0 +1,238 @@
+// The class grid's script (served inline by hub/server.py). Tiles follow /events; a click on
+// a tile opens that board's projector page. Test hooks: each tile has data-key and
+// data-status; each count has data-seat with data-pit (1..N) or data-store;
+// window.hubLatency lists, for every move shown, the seconds from the hub reading the event
+// to the tile drawn.
+"use strict";
+const tiles = {};            // key -> {el, tile}
+let colours = ["#2e7dff", "#ff8c1a", "#2ecc71", "#e84393"];
+let standings = null;
+window.hubLatency = [];
+
+function h(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function when(t) { return t ? new Date(t * 1000).toLocaleTimeString() : "never"; }
+
+// ------------------------------------------------------------------ layout
+function layout() {
+  const grid = document.getElementById("grid");
+  const n = Math.max(1, Object.keys(tiles).length);
+  const W = grid.clientWidth, H = grid.clientHeight;
+  let best = {s: -1, c: 1};
+  for (let c = 1; c <= n; c++) {
+    const r = Math.ceil(n / c), w = W / c, hh = H / r;
+    const s = Math.min(w / 2.1, hh);           // a tile is about 2.1 times as wide as high
+    if (s > best.s) best = {s: s, c: c};
+  }
+  const rows = Math.ceil(n / best.c);
+  grid.style.gridTemplateColumns = "repeat(" + best.c + ", minmax(0, 1fr))";
+  grid.style.gridTemplateRows = "repeat(" + rows + ", minmax(0, 1fr))";
+  document.documentElement.style.setProperty("--h", Math.floor(H / rows - 6) + "px");
+  for (const k in tiles) fitCounts(tiles[k].el);
+  const tbody = document.getElementById("standings-rows");
+  const nrows = Math.max(4, tbody.children.length + 2);
+  document.documentElement.style.setProperty("--row", Math.min(56, Math.floor((window.innerHeight - 50) / (nrows + 0.5))) + "px");
+}
+
+function fitCounts(el) {
+  for (const c of el.querySelectorAll(".cell")) {
+    const s = Math.min(c.clientWidth, c.clientHeight);
+    c.style.fontSize = Math.max(8, Math.floor(s * 0.55)) + "px";
+  }
+}
+
+// ------------------------------------------------------------------ one tile
+function draw(t) {
+  let entry = tiles[t.key];
+  const fresh = !entry;
+  if (fresh) {
+    const el = h("div", "tile");
+    el.dataset.key = t.key;
+    el.addEventListener("click", (e) => {
+      if (e.target.classList.contains("pick")) return;
+      window.location.href = "/board/" + encodeURIComponent(t.key) + "/";
+    });
+    entry = tiles[t.key] = {el: el, tile: null};
+    document.getElementById("grid").appendChild(el);
+    sortTiles();
+  }
+  const old = entry.tile;
+  entry.tile = t;
+  const el = entry.el;
+  el.dataset.status = t.status;
+  el.className = "tile " + t.status + (t.paused ? " paused" : "");
+  const picked = el.querySelector(".pick") && el.querySelector(".pick").checked;
+  el.innerHTML = "";
+  const head = h("div", "head");
+  const name = h("span", "name");
+  const pick = h("input", "pick");
+  pick.type = "checkbox"; pick.checked = !!picked;
+  name.appendChild(pick);
+  name.appendChild(document.createTextNode(" " + (t.label || t.port)));
+  head.appendChild(name);
+  let status = t.status === "live" ? (t.paused ? "paused" : t.locked ? "locked" : "live")
+    : t.status === "held" ? "port held by another program"
+    : t.status === "offline" ? "off line since " + when(t.last_seen) : t.status;
+  head.appendChild(h("span", "status", status));
+  el.appendChild(head);
+  el.appendChild(boardOf(t));
+  const foot = h("div", "foot");
+  if (t.problem) { foot.classList.add("problem"); foot.textContent = t.problem; }
+  else foot.textContent = footText(t);
+  el.appendChild(foot);
+  fitCounts(el);
+  if (old && t.seq !== old.seq && t.t_event) window.hubLatency.push(Date.now() / 1000 - t.t_event);
+  if (fresh) layout();
+}
+
+function seatName(t, s) {
+  if (t.players) return t.players[s];
+  const seat = (t.seats || [])[s];
+  return "seat " + s + (seat && seat.kind === "cpu" ? " (CPU " + seat.level + ")" : "");
+}
+
+function footText(t) {
+  const st = t.state;
+  if (!st) return t.title || "";
+  if (st.over) {
+    const win = st.places.indexOf(1), draw = st.places.filter(p => p === 1).length > 1;
+    return (draw ? "draw" : seatName(t, win) + " won") + " " + st.stores.join(":");
+  }
+  return seatName(t, st.turn) + " to move · " + t.title;
+}
+
+function boardOf(t) {
+  const b = h("div", "board");
+  const st = t.state;
+  if (!st) return b;
+  const P = st.pits.length, N = st.pits[0].length;
+  const cell = (seat, pit, count, col, row, span) => {
+    const c = h("div", "cell" + (pit === 0 ? " store" : ""), String(count));
+    c.style.setProperty("--c", colours[seat % colours.length]);
+    c.dataset.seat = seat;
+    if (pit === 0) c.dataset.store = ""; else c.dataset.pit = pit;
+    if (!st.over && st.turn === seat) c.classList.add("turn");
+    c.style.gridColumn = col; c.style.gridRow = span ? row + " / span " + span : row;
+    b.appendChild(c);
+  };
+  if (P === 2) {     // as the board lies: seat 1 along the top, right to left; stores at the ends
+    b.style.gridTemplateColumns = "repeat(" + (N + 2) + ", minmax(0, 1fr))";
+    b.style.gridTemplateRows = "repeat(2, minmax(0, 1fr))";
+    cell(1, 0, st.stores[1], 1, 1, 2);
+    for (let p = 1; p <= N; p++) {
+      cell(1, p, st.pits[1][p - 1], N + 2 - p, 1);
+      cell(0, p, st.pits[0][p - 1], p + 1, 2);
+    }
+    cell(0, 0, st.stores[0], N + 2, 1, 2);
+  } else {           // one row a seat: its pits in sowing order, then its store
+    b.style.gridTemplateColumns = "repeat(" + (N + 1) + ", minmax(0, 1fr))";
+    b.style.gridTemplateRows = "repeat(" + P + ", minmax(0, 1fr))";
+    for (let s = 0; s < P; s++) {
+      for (let p = 1; p <= N; p++) cell(s, p, st.pits[s][p - 1], p, s + 1);
+      cell(s, 0, st.stores[s], N + 1, s + 1);
+    }
+  }
+  return b;
+}
+
+function sortTiles() {
+  const grid = document.getElementById("grid");
+  const key = (e) => { const t = tiles[e.dataset.key].tile; return t ? (t.label || "~" + t.port) : "~"; };
+  const els = Array.from(grid.children).sort((a, b) => key(a).localeCompare(key(b), undefined, {numeric: true}));
+  els.forEach(e => grid.appendChild(e));
+}
+
+// ------------------------------------------------------------------ standings
+function drawStandings(s) {
+  standings = s;
+  const tbody = document.getElementById("standings-rows");
+  tbody.innerHTML = "";
+  document.getElementById("standings-title").textContent = !s ? "No tournament yet" :
+    (s.style === "swiss" ? "Swiss" : "Round robin") + ", round " + s.round + " of " + s.rounds + (s.over ? " (final)" : "");
+  for (const r of (s ? s.standings : [])) {
+    const tr = h("tr");
+    tr.dataset.player = r.name;
+    for (const v of [r.place, r.name, r.played, r.won, r.drawn, r.lost, r.points, (r.stores > 0 ? "+" : "") + r.stores])
+      tr.appendChild(h("td", "", String(v)));
+    tbody.appendChild(tr);
+  }
+  summary();
+  layout();
+}
+
+function summary() {
+  const all = Object.values(tiles).map(e => e.tile);
+  const live = all.filter(t => t.status === "live").length;
+  document.getElementById("summary").textContent = live + " of " + all.length + " boards live" +
+    (standings ? " · tournament round " + standings.round + " of " + standings.rounds : "");
+}
+
+// ------------------------------------------------------------------ views and controls
+function show(which) {
+  document.getElementById("grid").hidden = which === "standings";
+  document.getElementById("standings").hidden = which !== "standings";
+  layout();
+}
+document.getElementById("show-grid").onclick = () => show("grid");
+document.getElementById("show-standings").onclick = () => show("standings");
+document.getElementById("show-controls").onclick = () => {
+  const c = document.getElementById("controls");
+  c.hidden = !c.hidden;
+  document.body.classList.toggle("controls", !c.hidden);
+};
+if (location.hash === "#standings") show("standings");
+
+function chosen() {
+  if (document.querySelector("input[name=for]:checked").value === "all") return null;
+  return Array.from(document.querySelectorAll(".tile")).filter(e => e.querySelector(".pick").checked).map(e => e.dataset.key);
+}
+
+async function post(path, body) {
+  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const a = await r.json();
+  const out = document.getElementById("answer");
+  if (!a.ok) { out.textContent = a.error; return; }
+  const bad = Object.entries(a.results).filter(([k, v]) => v !== "ok" && k !== "folder" && k !== "rounds");
+  out.textContent = a.results.folder ? "Exported to " + a.results.folder :
+    bad.length ? bad.map(([k, v]) => k + ": " + v).join("\n") : "Done.";
+}
+
+document.getElementById("controls").addEventListener("click", (e) => {
+  const act = e.target.dataset && e.target.dataset.act;
+  if (!act) return;
+  const v = (id) => document.getElementById(id).value;
+  if (act === "settings") {
+    const body = {boards: chosen()};
+    if (v("variant")) body.variant = v("variant");
+    if (v("players")) body.players = +v("players");
+    if (v("seeds")) body.seeds = +v("seeds");
+    if (v("timer")) body.move_time_limit = +v("timer");
+    post("/api/settings", body);
+  } else if (act === "tournament") {
+    post("/api/tournament", {players: v("entrants").split("\n").map(s => s.trim()).filter(Boolean),
+                             style: v("style"), cpu_level: +v("gaplevel")});
+  } else if (act === "export") {
+    post("/api/export", {});
+  } else {
+    post("/api/" + act, {boards: chosen()});
+  }
+});
+
+window.addEventListener("resize", layout);
+const source = new EventSource("/events");
+source.onmessage = (m) => {
+  const d = JSON.parse(m.data);
+  if (d.snapshot) {
+    if (d.snapshot.colours) colours = d.snapshot.colours;
+    d.snapshot.tiles.forEach(draw);
+    drawStandings(d.snapshot.standings);
+  }
+  if (d.tile) draw(d.tile);
+  if ("standings" in d) drawStandings(d.standings);
+  summary();
+  document.body.dataset.ready = "1";
+};

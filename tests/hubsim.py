@@ -1,0 +1,99 @@
+"""Virtual boards for the classroom hub's tests and bench: N sims, each on its own pty
+(`mancala-board sim --pty LINK --flash DIR`), started together, and `mancala-board class` on
+them as a process of its own, with its page's JSON requests.
+
+    boards = start_boards(tmp_path, 6)            # test_host_sim.Sim objects, all answering
+    hub, url = start_hub(tmp_path / "class", boards)
+    post(url, "settings", variant="kalah", seeds=3)
+    tile = wait_tile(url, boards[0].link, lambda t: t["status"] == "live")
+"""
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+from boardsim import TapWriter
+from hub_paths import slug
+from test_host_sim import ENV, Sim
+from waits import HANG_S, wait_for
+
+
+class HubSim(Sim):
+    def launch(self):
+        """Start the sim without waiting for it (start_boards waits for all of them)."""
+        wait = self._answers
+        self.starts += 1
+        self.touch_path = str(self.dir / ("touch%d.txt" % self.starts))
+        open(self.touch_path, "w").close()
+        self.taps = TapWriter(self.touch_path)
+        log = open(str(self.dir / "sim.log"), "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mancala_host", "sim", "--pty", self.link, "--flash",
+             str(self.flash), "--profile", self.profile_name, "--heapsize", "320k"],
+            env=dict(ENV, MANCALA_SIM_TOUCH=self.touch_path), stdout=log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            cwd=str(self.dir))
+        log.close()
+        return wait
+
+    @property
+    def key(self):
+        return slug(self.link)
+
+
+def start_boards(tmp_path, n):
+    boards = []
+    for i in range(n):
+        d = tmp_path / ("b%d" % (i + 1))
+        d.mkdir()
+        boards.append(HubSim(d))
+    waits = [b.launch() for b in boards]
+    for w in waits:
+        wait_for("a virtual board to answer hello", w)
+    return boards
+
+
+def start_hub(folder, boards, *more):
+    args = [sys.executable, "-m", "mancala_host", "class", "--no-usb", "--out", str(folder),
+            "--http-port", "0"]
+    for b in boards:
+        args += ["--port", b.link]
+    hub = subprocess.Popen(args + list(more), env=ENV, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    line = hub.stdout.readline()
+    if not line.startswith("The class is at http://localhost:"):
+        hub.kill()
+        raise AssertionError("the hub did not start: " + line + hub.stderr.read())
+    return hub, line.split(" at ")[1].split()[0]
+
+
+def stop_hub(hub):
+    hub.terminate()
+    try:
+        return hub.wait(HANG_S)
+    except subprocess.TimeoutExpired:
+        hub.kill()
+        hub.wait()
+        raise AssertionError("the hub did not stop on SIGTERM")
+
+
+def get(url, path="snapshot"):
+    with urllib.request.urlopen(url + path, timeout=HANG_S) as r:
+        return json.loads(r.read().decode())
+
+
+def post(url, action, **body):
+    req = urllib.request.Request(url + "api/" + action, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=HANG_S) as r:
+        return json.loads(r.read().decode())
+
+
+def tiles(url):
+    return {t["key"]: t for t in get(url)["tiles"]}
+
+
+def wait_tiles(url, what, check, deadline_s=HANG_S):
+    """The tiles once check(tiles by key) holds."""
+    return wait_for(what, lambda: (lambda t: t if check(t) else None)(tiles(url)), deadline_s)

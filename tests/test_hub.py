@@ -1,0 +1,182 @@
+"""`mancala-board class` on 6 virtual boards (unix port, each on its own pty, real pyserial):
+every tile follows its board, one setting reaches all, a round robin with CPU seats plays out
+and its standings match the games, a board killed and restarted mid-game comes back with its
+game logged once, and a port held by another program marks its own tile only."""
+import glob
+import json
+import os
+import subprocess
+
+import pytest
+
+from mancala import Game
+from hubsim import get, post, start_boards, start_hub, stop_hub, tiles, wait_tiles
+from waits import wait_for
+
+N = 6
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hub")
+    boards = start_boards(tmp, N)
+    hub, url = start_hub(tmp / "class", boards)
+    try:
+        wait_tiles(url, "every board live",
+                   lambda t: len(t) == N and all(x["status"] == "live" for x in t.values()))
+        assert post(url, "settings", animation_ms=0)["ok"]
+        yield boards, url, tmp / "class", hub
+    finally:
+        if hub.poll() is None:
+            stop_hub(hub)
+        for b in boards:
+            b.stop()
+
+
+def _all_ok(answer):
+    assert answer["ok"], answer
+    assert set(answer["results"].values()) == {"ok"}, answer
+    return answer
+
+
+def test_every_tile_follows_its_board(room):
+    boards, url, _, _ = room
+    for i, b in enumerate(boards):
+        _all_ok(post(url, "label", board=b.key, label="table %d" % (i + 1)))
+    _all_ok(post(url, "settings", variant="kalah", seeds=4))
+    _all_ok(post(url, "start"))
+    # board i plays i + 1 moves on its pads: each tile must show its own board's position
+    expected = {}
+    for i, b in enumerate(boards):
+        game = Game.from_dict(tiles(url)[b.key]["state"])
+        for _ in range(i + 1):
+            pit = game.legal_moves()[(i * 7 + game.turn) % len(game.legal_moves())]
+            seat = game.turn
+            game.play(pit)
+            b.touch(seat, pit)
+            want = game.to_dict()
+            wait_tiles(url, "board %d's move on its tile" % i, lambda t: t[b.key]["state"] == want)
+        expected[b.key] = game.to_dict()
+    now = tiles(url)
+    assert {k: now[k]["state"] for k in expected} == expected
+    assert [now[b.key]["label"] for b in boards] == ["table %d" % (i + 1) for i in range(N)]
+    assert [t["label"] for t in get(url)["tiles"]] == ["table %d" % (i + 1) for i in range(N)]
+
+
+def test_one_setting_reaches_all_and_a_refusal_shows_on_the_tiles(room):
+    boards, url, _, _ = room
+    _all_ok(post(url, "settings", variant="kalah", seeds=5, move_time_limit=30))
+    _all_ok(post(url, "start"))
+    t = wait_tiles(url, "every board's new game", lambda t: all(
+        x["state"]["rules"]["seeds"] == 5 and sum(x["state"]["stores"]) == 0 and
+        sum(map(sum, x["state"]["pits"])) == 60 for x in t.values()))
+    assert len(t) == N
+    answer = post(url, "settings", boards=[boards[1].key], variant="kalah", seeds=7)
+    assert "seeds must be 3, 4 or 5" in answer["results"][boards[1].key]
+    t = tiles(url)
+    assert "seeds must be 3, 4 or 5" in t[boards[1].key]["problem"]
+    assert [k for k, x in t.items() if x["problem"]] == [boards[1].key]
+    _all_ok(post(url, "pause"))
+    assert all(x["paused"] for x in tiles(url).values())
+    _all_ok(post(url, "resume", boards=[boards[0].key]))
+    t = tiles(url)
+    assert [k for k, x in t.items() if not x["paused"]] == [boards[0].key]
+    _all_ok(post(url, "resume"))
+    _all_ok(post(url, "settings", seeds=4, move_time_limit=0))
+
+
+def test_a_round_robin_with_cpu_seats_plays_out_and_the_standings_match(room):
+    boards, url, folder, _ = room
+    _all_ok(post(url, "settings", variant="kalah", seeds=3))
+    players = ["P%d=cpu1" % i for i in range(1, 7)]
+    answer = post(url, "tournament", players=players, style="round-robin", seeds=3)
+    assert answer["ok"] and answer["results"]["rounds"] == 5, answer
+    s = wait_for("the round robin to end", lambda: (lambda s: s if s and s["over"] else None)(
+        get(url)["standings"]), deadline_s=300)
+    games = s["games"]
+    assert len(games) == 15
+    assert {frozenset(g["seats"]) for g in games} == {
+        frozenset(("P%d" % a, "P%d" % b)) for a in range(1, 7) for b in range(a + 1, 7)}
+    # the standings, worked out again from the games the boards logged
+    logged = []
+    for path in glob.glob(str(folder / "board-*.jsonl")):
+        with open(path) as f:
+            logged += [g for g in map(json.loads, f) if "tournament" in g]
+    assert len(logged) == 15 and not any(g.get("unfinished") for g in logged)
+    points = dict.fromkeys(("P%d" % i for i in range(1, 7)), 0.0)
+    diff = dict.fromkeys(points, 0)
+    for g in logged:
+        names, places, stores = g["tournament"]["players"], g["result"]["places"], g["result"]["stores"]
+        for side in (0, 1):
+            points[names[side]] += 0.5 if places[0] == places[1] else float(places[side] == 1)
+            diff[names[side]] += stores[side] - stores[1 - side]
+    rows = {r["name"]: r for r in s["standings"]}
+    assert {n: (r["points"], r["stores"], r["played"]) for n, r in rows.items()} == \
+        {n: (points[n], diff[n], 5) for n in points}
+    order = [r["name"] for r in s["standings"]]
+    assert order == sorted(order, key=lambda n: (-points[n], -diff[n], -(rows[n]["head_to_head"] or 0), n))
+    firsts = [sum(g["seats"][0] == n for g in games) for n in points]
+    assert set(firsts) <= {2, 3}  # seat 0 rotates
+
+
+def _logged(folder, key):
+    path = os.path.join(str(folder), "board-%s.jsonl" % key)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_a_board_killed_and_restarted_mid_game_comes_back_with_its_game_logged_once(room):
+    boards, url, folder, hub = room
+    b = boards[2]
+    _all_ok(post(url, "settings", boards=[b.key], seats=[{"kind": "human"}] * 2))
+    _all_ok(post(url, "start", boards=[b.key]))
+    game = Game.from_dict(wait_tiles(url, "a new game", lambda t: sum(t[b.key]["state"]["stores"]) == 0
+                                     and not t[b.key]["state"]["over"])[b.key]["state"])
+    for _ in range(3):
+        seat, pit = game.turn, game.legal_moves()[-1]
+        game.play(pit)
+        b.touch(seat, pit)
+        want = game.to_dict()
+        wait_tiles(url, "the move on the tile", lambda t: t[b.key]["state"] == want)
+    before = len(_logged(folder, b.key))
+    b.kill()
+    wait_tiles(url, "the tile off line", lambda t: t[b.key]["status"] == "offline")
+    b.start()
+    t = wait_tiles(url, "the board back", lambda t: t[b.key]["status"] == "live")
+    assert t[b.key]["state"] == game.to_dict()  # the board's own saved game, resynchronised
+    seat, pit = game.turn, game.legal_moves()[0]
+    game.play(pit)
+    b.touch(seat, pit)
+    want = game.to_dict()
+    wait_tiles(url, "a move after the restart", lambda t: t[b.key]["state"] == want)
+    stop_hub(hub)  # the hub writes the game under way, once, unfinished
+    after = _logged(folder, b.key)[before:]
+    assert len(after) == 1, after
+    assert after[0]["unfinished"] is True and len(after[0]["moves"]) == 4
+
+
+def test_a_held_port_shows_on_its_own_tile_only(tmp_path):
+    boards = start_boards(tmp_path, 2)
+    holder = subprocess.Popen(["sh", "-c", "exec sleep 300 < '%s'" % boards[0].link])
+    hub = None
+    try:
+        wait_for("the holder to open the port", lambda: os.path.exists("/proc/%d/fd/0" % holder.pid)
+                 and os.path.realpath("/proc/%d/fd/0" % holder.pid) == os.path.realpath(boards[0].link))
+        hub, url = start_hub(tmp_path / "class", boards)
+        t = wait_tiles(url, "one tile held, the other live",
+                       lambda t: t[boards[0].key]["status"] == "held" and t[boards[1].key]["status"] == "live")
+        assert "sleep" in t[boards[0].key]["problem"] and "close it" in t[boards[0].key]["problem"]
+        assert t[boards[1].key]["problem"] == ""
+        holder.kill()
+        holder.wait()
+        wait_tiles(url, "the tile live once the port is free", lambda t: t[boards[0].key]["status"] == "live")
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        if hub is not None:
+            stop_hub(hub)
+        for b in boards:
+            b.stop()
