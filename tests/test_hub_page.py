@@ -1,0 +1,114 @@
+"""The hub's page in Debian's headless Chromium with 12 virtual boards, at projector sizes
+(1280x720 and 1920x1080): the tiles and every count on them stay on the screen, nothing
+overlaps, every count is big enough to read from the back of a class; the standings fit; a
+click on a tile features that board on the projector page.
+
+With MANCALA_SCREENSHOTS=DIR the test also saves the grid and the standings there (the
+user guide's pictures: docs/img/hub-grid.png and hub-standings.png)."""
+import os
+
+import pytest
+
+from hubsim import get, post, start_boards, start_hub, stop_hub, wait_tiles
+from projector import chromium
+from waits import wait_for
+
+N = 12
+MIN_PX = 14  # the smallest count's font, in CSS pixels at 1280x720
+
+GEOMETRY = """
+const R = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const text = (e) => { const g = document.createRange(); g.selectNodeContents(e); return R(g); };
+return Array.from(document.querySelectorAll('.tile')).map(t => ({
+  key: t.dataset.key, box: R(t),
+  cells: Array.from(t.querySelectorAll('.cell')).map(c => ({box: R(c), text: text(c),
+    value: c.textContent, px: parseFloat(getComputedStyle(c).fontSize)}))}));
+"""
+
+
+def _inside(inner, outer, slack=0.5):
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack and
+            inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
+
+
+def _overlap(a, b):
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hubpage")
+    boards = start_boards(tmp, N)
+    hub, url = start_hub(tmp / "class", boards)
+    try:
+        wait_tiles(url, "every board live",
+                   lambda t: len(t) == N and all(x["status"] == "live" for x in t.values()))
+        for i, b in enumerate(boards):
+            post(url, "label", board=b.key, label="table %d" % (i + 1))
+        post(url, "settings", animation_ms=0, variant="kalah", seeds=4)
+        players = ["Ann=cpu1", "Ben=cpu1", "Cleo=cpu1", "Dev=cpu1", "Eli=cpu1", "Fay=cpu1", "Gus=cpu2"]
+        post(url, "tournament", players=players)
+        wait_for("the first round", lambda: all(g["places"] is not None for g in get(url)["standings"]["games"]
+                                                if g["round"] == 1) and get(url)["standings"]["round"] >= 2)
+        post(url, "pause")
+        boards[11].stop()   # one board off line, as a class sees it
+        wait_tiles(url, "a board off line", lambda t: t[boards[11].key]["status"] == "offline")
+        yield boards, url
+    finally:
+        stop_hub(hub)
+        for b in boards:
+            b.stop()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080)])
+def test_twelve_tiles_fit_the_screen_and_every_count_is_readable(room, tmp_path, width, height):
+    boards, url = room
+    driver = chromium(str(tmp_path / "chromium"), width, height)
+    try:
+        driver.get(url)
+        wait_for("the grid", lambda: driver.execute_script(
+            "return document.body.dataset.ready && document.querySelectorAll('.tile').length") == N)
+        tiles = driver.execute_script(GEOMETRY)
+        screen = [0, 0, width, height]
+        assert len(tiles) == N
+        states = {t["key"]: t for t in get(url)["tiles"]}
+        for i, t in enumerate(tiles):
+            assert _inside(t["box"], screen), t["key"]
+            for other in tiles[i + 1:]:
+                assert not _overlap(t["box"], other["box"]), (t["key"], other["key"])
+            st = states[t["key"]]["state"]
+            assert len(t["cells"]) == len(st["pits"]) * (len(st["pits"][0]) + 1)
+            want = sorted(map(str, [c for row in st["pits"] for c in row] + st["stores"]))
+            assert sorted(c["value"] for c in t["cells"]) == want
+            for j, c in enumerate(t["cells"]):
+                assert _inside(c["text"], c["box"]) and _inside(c["box"], t["box"]), (t["key"], c)
+                assert c["px"] >= MIN_PX * width / 1280, (t["key"], c)
+                for d in t["cells"][j + 1:]:
+                    assert not _overlap(c["box"], d["box"])
+        offline = driver.execute_script(
+            "return document.querySelector('.tile[data-key=\"%s\"] .status').textContent" % boards[11].key)
+        assert offline.startswith("off line since ")
+        shots = os.environ.get("MANCALA_SCREENSHOTS")
+        if shots and width == 1280:
+            driver.save_screenshot(os.path.join(shots, "hub-grid.png"))
+        # the standings: every row on the screen, none over another
+        driver.find_element("id", "show-standings").click()
+        rows = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#standings tr')).map(r => "
+            "{const b = r.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom];})")
+        assert len(rows) == 1 + 7
+        assert driver.execute_script("return document.getElementById('grid').getClientRects().length") == 0
+        for i, r in enumerate(rows):
+            assert _inside(r, screen)
+            assert all(not _overlap(r, s) for s in rows[i + 1:])
+        if shots and width == 1280:
+            driver.save_screenshot(os.path.join(shots, "hub-standings.png"))
+        # a click on a tile features its board on the projector page
+        driver.find_element("id", "show-grid").click()
+        driver.find_element("css selector", '.tile[data-key="%s"] .board' % boards[0].key).click()
+        wait_for("the projector page", lambda: driver.execute_script(
+            "return document.querySelectorAll('[data-seat][data-pit]').length") == 12)
+        assert driver.current_url.endswith("/board/%s/" % boards[0].key)
+        assert "table 1" in driver.find_element("id", "title").text
+    finally:
+        driver.quit()
