@@ -170,7 +170,8 @@ def test_the_loops_diag_makes_a_bringup_again_once_let_go():
         return Made()
 
     held = [None]
-    diag = loop._diag(held, bringup, lambda: {"free": 1})
-    assert diag({"action": "memory"}) == {"free": 1} and held == [None] and made == []
+    diag = loop._diag(held, bringup, lambda reset=False: {"free": 1, "reset": reset})
+    assert diag({"action": "memory"}) == {"free": 1, "reset": False} and held == [None] and made == []
+    assert diag({"action": "memory", "reset": True}) == {"free": 1, "reset": True} and made == []
     assert diag({"action": "scan"}) == {"answered": "scan"} and made == [False]
     assert diag({"action": "readout"}) == {"answered": "readout"} and made == [False]

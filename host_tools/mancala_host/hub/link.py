@@ -25,6 +25,7 @@ from ..view import commentary, rules_label
 
 if TYPE_CHECKING:
     from .room import Room
+    from .tournament import Game
 
 HEARTBEAT_S = 3.0   # silence after which the board is asked for its state
 RETRY_S = 0.5       # between attempts to open a board that is away
@@ -69,7 +70,7 @@ class BoardLink(threading.Thread):
         self.hello: dict[str, Any] = {}
         self.notes: list[str] = []
         self.locked: dict[str, Any] | None = None   # the settings kept while locked
-        self.dealt = None            # the tournament game on this board
+        self.dealt: Game | None = None  # the tournament game on this board
         self.dealt_started = False   # its new_game has been seen
         self.seq = 0
         self.record: Any = None

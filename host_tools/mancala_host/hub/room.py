@@ -215,8 +215,12 @@ class Room:
             return
         fut1 = link.call("set_config", config={"seats": seats, "paused": False})
         fut2 = link.call("new_game", rules=t.rules, first=0)
+        def undeal_on_refusal(f: Any) -> None:
+            if f.exception():
+                self._undeal(link, str(f.exception()))
+
         for fut in (fut1, fut2):
-            fut.add_done_callback(lambda f: f.exception() and self._undeal(link, str(f.exception())))
+            fut.add_done_callback(undeal_on_refusal)
 
     def _undeal(self, link: BoardLink, why: str) -> None:
         with self.lock:

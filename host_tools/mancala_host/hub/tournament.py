@@ -153,8 +153,9 @@ class Tournament:
         return Fraction(1 if places[side] == 1 else 0)
 
     def _tally(self, among: set[str] | None = None) -> dict[str, dict[str, Any]]:
-        rows = {n: {"name": n, "played": 0, "won": 0, "drawn": 0, "lost": 0,
-                    "points": Fraction(0), "stores": 0} for n in self.players}
+        rows: dict[str, dict[str, Any]] = {
+            n: {"name": n, "played": 0, "won": 0, "drawn": 0, "lost": 0, "points": Fraction(0),
+                "stores": 0} for n in self.players}
         for g in self.games:
             if g.places is None or g.stores is None:
                 continue
