@@ -21,9 +21,12 @@ import hashlib
 import json
 import os
 import shutil
-from typing import Callable, Dict, Optional
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Union
 
 from .launcher import UsageError
+
+if TYPE_CHECKING:
+    from littlefs import LittleFS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS_DIR = os.path.join(HERE, "rp2040")
@@ -43,7 +46,7 @@ FS_LOOKAHEAD = 32
 
 # A filesystem for prepare_flash: given the flash's filesystem region (None for a new flash),
 # the region to write there, or None to leave it as it is.
-FlashImage = Callable[[Optional[bytes]], Optional[bytes]]
+FlashImage = Callable[[Optional[bytes]], Optional[Union[bytes, bytearray]]]
 # {path on the board: bytes}
 BoardFiles = Dict[str, bytes]
 
@@ -53,7 +56,7 @@ def mirror(root: str) -> str:
     return os.environ.get(MIRROR_ENV) or os.path.join(root, "build", "rp2")
 
 
-def _sha256(path):
+def _sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 16), b""):
@@ -90,7 +93,7 @@ def find_node() -> str:
     return node
 
 
-def _i2c_args(profile_path):
+def _i2c_args(profile_path: str) -> list[str]:
     """--i2c ID:SDA:SCL from the profile's i2c bus, and --irq PIN if it names the pads' IRQ line."""
     try:
         with open(profile_path) as f:
@@ -143,7 +146,7 @@ def circuitpython_files(root: str, profile_path: str, main_py: str | None) -> Bo
     return files
 
 
-def _littlefs(buffer=None):
+def _littlefs(buffer: bytes | None = None) -> LittleFS:
     from littlefs import LittleFS, LittleFSError  # noqa: F401  (PyPI littlefs-python)
 
     fs = LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=FS_PROG,
@@ -154,7 +157,7 @@ def _littlefs(buffer=None):
     return fs
 
 
-def _put(fs, files):
+def _put(fs: LittleFS, files: BoardFiles) -> int:
     """Write the files that differ; returns how many were written."""
     written = 0
     for rel in sorted(files):
@@ -176,7 +179,7 @@ def _put(fs, files):
 
 def littlefs_image(files: BoardFiles) -> FlashImage:
     """prepare_flash's image for MicroPython's littlefs holding files ({path: bytes})."""
-    def image(region):
+    def image(region: bytes | None) -> bytes | bytearray | None:
         if not files:
             return None
         if region is None:
@@ -258,6 +261,7 @@ class Rp2040Setup:
         # A CircuitPython image runs the CircuitPython edition from its CIRCUITPY drive.
         from .circuitpy_flash import image_kind
         self.kind = image_kind(image) if args.image else "micropython"
+        filesystem: FlashImage
         if self.kind == "circuitpython":
             from . import circuitpy_flash as cp
             files = {} if args.blank else circuitpython_files(root, profile_path, main_py)
