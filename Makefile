@@ -82,7 +82,7 @@ toolchain:
 	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++ patch; }
 
 bench: $(STAMP) rp2040
-	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py; do \
+	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/soak.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 
 deploy: $(STAMP)

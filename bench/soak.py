@@ -2,7 +2,7 @@
 heap drifts from the first game to the last.
 
     .venv/bin/python bench/soak.py [--way image|deploy|circuitpython] [--profile duo|quad]
-                                   [--games 20] [--level N]
+                                   [--games 20] [--level N] [--quick]
 
 Every seat is the CPU's at the way's strongest level (5 on MicroPython, 4 on CircuitPython),
 animations off. duo plays Kalah (6 pits, 4 seeds); quad plays 4-player Basic on 4 pits with 3
@@ -149,7 +149,11 @@ def main(argv=None):
                    help="duo or quad (default: quad, and duo for circuitpython too)")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--level", type=int, help="the seats' level (default: the strongest)")
+    p.add_argument("--quick", action="store_true",
+                   help="(make bench BENCHFLAGS=--quick) 2 games of each way instead of --games")
     args = p.parse_args(argv)
+    if args.quick:
+        args.games = min(args.games, 2)
     failed = []
     for way in args.way or sorted(STRONGEST):
         for profile in args.profile or (["duo", "quad"] if way == "circuitpython" else ["quad"]):
