@@ -211,3 +211,16 @@ def test_levels_in_order_small_match():
     assert _match({"variant": "kalah"}, 5, 1, 6, 800) >= 10
     assert _match({"variant": "kalah"}, 3, 1, 6, 800) >= 9
     assert _match({"variant": "basic"}, 5, 1, 6, 800) >= 9
+
+
+def test_the_generator_is_the_30_bit_xorshift():
+    # The textbook form, shifted first and masked after: the sequence every seeded game and
+    # CPU choice depends on, here computed with the long ints it would take on the board.
+    for seed in (0, 1, 11, 135533, 0x3FFFFFFF):
+        rng = Rng(seed)
+        x = (seed * 7919 + 1) & 0x3FFFFFFF or 1
+        for n in (1, 2, 6, 7, 100, 256, 0x3FFFFFFF) * 40:
+            x ^= (x << 7) & 0x3FFFFFFF
+            x ^= x >> 9
+            x ^= (x << 8) & 0x3FFFFFFF
+            assert rng.below(n) == x % n

@@ -134,10 +134,13 @@ class Rng:
         self.x = (seed * 7919 + 1) & 0x3FFFFFFF or 1
 
     def below(self, n):
+        # Masked before the shift, not after: (x << 7) & 0x3FFFFFFF is the same number, but
+        # x << 7 would be past the board's small ints (31 bits) and allocate a long on
+        # each call.
         x = self.x
-        x ^= (x << 7) & 0x3FFFFFFF
+        x ^= (x & 0x7FFFFF) << 7
         x ^= x >> 9
-        x ^= (x << 8) & 0x3FFFFFFF
+        x ^= (x & 0x3FFFFF) << 8
         self.x = x
         return x % n
 
