@@ -130,6 +130,11 @@ def test_records_have_named_fields_and_stay_plain_json():
     assert back == rec and type(back) is dict
     again = Record(back)
     assert again.capture["stones"] == 5 and again.turn == 1 and again == rec
+    # A record compares as the dict it is, from either side (MicroPython builds it on an
+    # OrderedDict, which its == would never match with a plain dict).
+    assert rec == back and not rec != back and not back != rec
+    back["turn"] = 0
+    assert rec != back and back != rec and not rec == back and not back == rec
     assert "nonsense" in raises(AttributeError, getattr, rec, "nonsense")
     res = g.resign(1)
     assert isinstance(res, Record) and res.kind == "resign" and res.places == [1, 2]

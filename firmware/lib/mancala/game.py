@@ -4,20 +4,45 @@ play()/resign()/undo() are the checked path, with move records (Record); push()/
 are the lean path for searches and counts: no checks, no record. docs/engine.md is the
 manual.
 
-Inside, the board is one flat list in sowing-loop order: seat 0 pits 1..N, seat 0 store,
-seat 1 pits 1..N, seat 1 store, and so on, so seat s's pit i is at s*(N+1) + i-1 and its
-store at s*(N+1) + N. Sowing follows a precomputed "next position" table, rebuilt only when
-a seat leaves the loop, so a move is a short loop over plain ints. Callers read the board
-through stones() and to_dict(), never the list.
+Inside, the board is one flat bytearray in sowing-loop order: seat 0 pits 1..N, seat 0
+store, seat 1 pits 1..N, seat 1 store, and so on, so seat s's pit i is at s*(N+1) + i-1 and
+its store at s*(N+1) + N. Every count fits in a byte (a game has at most 96 stones), and an
+undo snapshot is a bytes copy of it, made and given back in one copy each way. Sowing
+follows a precomputed "next position" table, rebuilt only when a seat leaves the loop, so a
+move is a short loop over small ints. Callers read the board through stones() and
+to_dict(), never the bytearray.
 """
+
+import sys
 
 from mancala.rules import Rules, KALAH
 
+_Map = dict  # type: type[dict]  # CPython's: ordered already, and the fastest there
+if sys.implementation.name != "cpython":
+    try:
+        from collections import OrderedDict
+        _Map = OrderedDict
+    except ImportError:  # a port built without it
+        pass
 
-class Record(dict):
+
+class Record(_Map):  # type: ignore[valid-type,misc]  # chosen at run time
     """A move record (docs/architecture.md section 2): a dict, so it goes into JSON as it is,
     whose keys also read as attributes: record.sown, record.capture.stones, and
     capture.opposite for the key "from" (a keyword in Python)."""
+
+    # On MicroPython the dict under a record is an OrderedDict: its keys are an array that a
+    # new key is appended to, where a dict is a hash table that twelve keys fill to the last
+    # slot, rehashed six times on the way (docs/engine.md section 3 has the figures). So it
+    # compares as a dict here: MicroPython's OrderedDict is never equal to a plain dict.
+    # No __repr__: MicroPython's json would write what it returns.
+
+    if _Map is not dict:
+        def __eq__(self, other):
+            return dict(self.items()) == other
+
+        def __ne__(self, other):
+            return not self == other
 
     # One __getattr__ for every field rather than a property each: it is on the board's heap
     # for the whole game.
@@ -48,7 +73,7 @@ class Game:
         self.players = p
         self.pits = n
         self.kalah = rules.variant == KALAH
-        self._board = ([rules.seeds] * n + [0]) * p
+        self._board = bytearray(([rules.seeds] * n + [0]) * p)
         self.turn = first  # type: int | None  # None once the game is over
         self.active = list(range(p))
         self.places = [None] * p  # type: list
@@ -68,16 +93,15 @@ class Game:
         w = self.pits + 1
         size = p * w
         if self.kalah:
-            # One table per mover: the opponent's store is skipped.
+            # One table per mover: each position's next, except that the position before
+            # the opponent's store (skip) goes on past it. Built whole, not position by
+            # position: a new game builds these.
             self._next = []
             for mover in range(p):
                 skip = (1 - mover) * w + w - 1
-                nxt = [0] * size
-                for i in range(size):
-                    j = (i + 1) % size
-                    if j == skip:
-                        j = (j + 1) % size
-                    nxt[i] = j
+                nxt = bytearray(range(1, size + 1))
+                nxt[size - 1] = 0
+                nxt[skip - 1] = (skip + 1) % size
                 self._next.append(bytes(nxt))  # a quarter of a list's heap
         else:
             # Basic: every active seat's pits and store are in the loop, nobody else's.
@@ -85,15 +109,15 @@ class Game:
             for s in self.active:
                 for i in range(s * w, s * w + w):
                     inloop[i] = True
-            nxt = [0] * size
+            order = [0] * size
             for i in range(size):
                 j = (i + 1) % size
                 steps = 0
                 while not inloop[j] and steps < size:
                     j = (j + 1) % size
                     steps += 1
-                nxt[i] = j
-            self._next = [bytes(nxt)] * p
+                order[i] = j
+            self._next = [bytes(order)] * p
 
     # ----------------------------------------------------------------- queries
     def legal_moves(self):
@@ -102,7 +126,11 @@ class Game:
             return []
         board = self._board
         base = self.turn * (self.pits + 1)
-        return [i + 1 for i in range(self.pits) if board[base + i]]
+        moves = []  # a loop, not a comprehension: MicroPython builds a function for one
+        for i in range(self.pits):
+            if board[base + i]:
+                moves.append(i + 1)
+        return moves
 
     def is_legal(self, pit):
         """Whether play(pit) would be accepted now."""
@@ -232,11 +260,10 @@ class Game:
 
     def pop(self):
         """Takes back the last push(), play() or resign()."""
-        # Snapshots keep the board as bytes (every count fits: a game has at most 96 stones), a
-        # quarter of a list's heap on 64-bit words, half on the RP2040.
+        # Snapshots are bytes: a quarter of a list's heap on 64-bit words, half on the RP2040.
         (board, self.turn, self.active, self.places, self.over,
          self._next) = self._history.pop()
-        self._board = list(board)
+        self._board = bytearray(board)
 
     # ----------------------------------------------------------------- endings
     def _kalah_end(self):
@@ -307,14 +334,15 @@ class Game:
     def play(self, pit):
         """Play pit (1..N) for the seat to move. Returns the move record."""
         mover = self.turn
-        if self.over or mover is None:
+        if mover is None:  # the game is over
             raise IllegalMove("the game is over")
-        if isinstance(pit, bool) or not isinstance(pit, int) or not 1 <= pit <= self.pits:
-            raise IllegalMove("pit must be a number from 1 to %d, got %r" % (self.pits, pit))
         n = self.pits
+        # type() first: one call for the int every caller passes, the rest only for others
+        if (type(pit) is not int and (isinstance(pit, bool) or not isinstance(pit, int))) \
+                or not 1 <= pit <= n:
+            raise IllegalMove("pit must be a number from 1 to %d, got %r" % (n, pit))
         w = n + 1
-        start = mover * w + pit - 1
-        stones = self._board[start]
+        stones = self._board[mover * w + pit - 1]
         if not stones:
             raise IllegalMove("seat %d's pit %d is empty" % (mover, pit))
         sown = []  # type: list
@@ -324,17 +352,20 @@ class Game:
         capture = None
         if self._captured:
             opp = self._capture_opp
-            capture = Record({"seat": mover, "pit": sown[-1][1],
-                               "from": [opp // w, opp % w + 1], "stones": self._captured})
-        sweep = None
-        if self.kalah and self.over:
-            sweep = self._swept
-        finished = [mover] if not self.kalah and self.places[mover] is not None else []
-        # Keywords, not a dict literal copied: MicroPython builds either key by key, and the
-        # copy would come on top.
+            capture = Record((("seat", mover), ("pit", sown[-1][1]),
+                              ("from", [opp // w, opp % w + 1]), ("stones", self._captured)))
+        turn = self.turn
+        places = self.places
+        if self.kalah:
+            sweep = self._swept if turn is None else None
+            finished = []
+        else:
+            sweep = None
+            finished = [] if places[mover] is None else [mover]
+        # Keywords: a dict literal would be built and then copied key by key.
         return Record(kind="sow", seat=mover, pit=pit, stones=stones, sown=sown,
-                      capture=capture, extra=self.turn == mover, finished=finished,
-                      sweep=sweep, over=self.over, places=list(self.places), turn=self.turn)
+                      capture=capture, extra=turn == mover, finished=finished,
+                      sweep=sweep, over=turn is None, places=places[:], turn=turn)
 
     def resign(self, seat):
         """seat gives up: it takes the worst open place and leaves the loop."""
@@ -397,7 +428,7 @@ class Game:
         w = n + 1
         b = self._board
         return {"rules": self.rules.to_dict(),
-                "pits": [b[s * w:s * w + n] for s in range(self.players)],
+                "pits": [list(b[s * w:s * w + n]) for s in range(self.players)],
                 "stores": [b[s * w + n] for s in range(self.players)],
                 "turn": self.turn,
                 "active": list(self.active),
@@ -409,7 +440,7 @@ class Game:
         from mancala.state import check_state
         rules, board, turn, active, places, over = check_state(d)
         g = cls(rules, turn if turn is not None else 0)
-        g._board = board
+        g._board = bytearray(board)
         g.turn = turn
         g.active = active
         g.places = places
