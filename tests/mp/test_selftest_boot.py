@@ -157,7 +157,7 @@ def test_idle_once_the_window_closed_with_no_selftest_and_boot_false_applies_not
 
 
 def test_the_loops_diag_makes_a_bringup_again_once_let_go():
-    from mancala_fw.app import loop
+    from mancala_fw.app import commands
 
     made = []
 
@@ -170,7 +170,7 @@ def test_the_loops_diag_makes_a_bringup_again_once_let_go():
         return Made()
 
     held = [None]
-    diag = loop._diag(held, bringup, lambda reset=False: {"free": 1, "reset": reset})
+    diag = commands.diag(held, bringup, lambda reset=False: {"free": 1, "reset": reset})
     assert diag({"action": "memory"}) == {"free": 1, "reset": False} and held == [None] and made == []
     assert diag({"action": "memory", "reset": True}) == {"free": 1, "reset": True} and made == []
     assert diag({"action": "scan"}) == {"answered": "scan"} and made == [False]

@@ -2,6 +2,7 @@
 snapshots. Runs under MicroPython and CPython."""
 from mancala import Game, IllegalMove
 from mancala_fw.app.session import Session, KEEP
+from mancala_fw.app.boot import saved_session  # what the board runs at power-on
 
 BASIC3 = {"variant": "basic", "players": 3, "pits": 4}
 
@@ -59,10 +60,10 @@ def test_saved_moves_are_one_character_each_and_round_trip():
     saved = s.to_saved()
     assert len(saved["moves"]) == 5 and saved["moves"][-1] in "ABC"
     assert all(c in "1234" for c in saved["moves"][:4])
-    back, problem = Session.from_saved(saved)
+    back, problem = saved_session(saved)
     assert problem is None and back.game.to_dict() == s.game.to_dict()
     assert back.moves == s.moves and back.first == 2
-    assert back.undo() and back.game.to_dict() == Session.from_saved(
+    assert back.undo() and back.game.to_dict() == saved_session(
         dict(saved, moves=saved["moves"][:4], state=back.game.to_dict()))[0].game.to_dict()
 
 
@@ -72,7 +73,7 @@ def test_a_saved_list_of_ints_from_the_old_format_still_loads():
     s.resign(1)
     old = [m - 48 if m < 65 else 64 - m for m in s.moves]  # pits as ints, -1-s to resign
     assert old[-1] == -2
-    back, problem = Session.from_saved(dict(s.to_saved(), moves=old))
+    back, problem = saved_session(dict(s.to_saved(), moves=old))
     assert problem is None and back.moves == s.moves
 
 
@@ -80,7 +81,7 @@ def test_a_damaged_move_string_keeps_the_position_without_take_backs():
     s = Session(BASIC3, 0)
     _play(s, 3)
     for bad in ("12x", "9", 12, None):
-        back, problem = Session.from_saved(dict(s.to_saved(), moves=bad))
+        back, problem = saved_session(dict(s.to_saved(), moves=bad))
         assert problem and "move list" in problem, bad
         assert back.game.to_dict() == s.game.to_dict() and not back.undo()
 
@@ -88,12 +89,12 @@ def test_a_damaged_move_string_keeps_the_position_without_take_backs():
 def test_take_backs_after_a_recovery_replay_from_the_recovered_position():
     s = Session(BASIC3, 0)
     _play(s, 3)
-    back, problem = Session.from_saved(dict(s.to_saved(), moves="x"))
+    back, problem = saved_session(dict(s.to_saved(), moves="x"))
     assert problem
     recovered = back.game.to_dict()
     states = _play(back, KEEP + 2)
     assert states[0] == recovered
-    again, problem = Session.from_saved(back.to_saved())  # a reboot keeps the moves
+    again, problem = saved_session(back.to_saved())  # a reboot keeps the moves
     assert problem is None and again.game.to_dict() == states[-1]
     for session in (back, again):
         for k in range(KEEP + 2, 0, -1):

@@ -4,7 +4,7 @@ forgets this module once the board is built, so that on CircuitPython, which kee
 module's bytecode on its heap, this code does not stay there through the game
 (docs/performance.md section 7). Nothing made here may keep a reference to this module's
 functions (a closure would keep all of them): the closures the loop keeps come from
-app.loop.
+app.commands.
 """
 import gc
 
@@ -23,7 +23,6 @@ def start(flash, write, stream, build=None):
     write(text)/stream: the serial line (a probe may pass a sink). build: the hardware
     layer's build(profile) (default app.hardware's, MicroPython's machine)."""
     from mancala_fw.app import heap  # its low-water mark starts before anything is built
-    from mancala_fw.app.loop import bringup_maker, reporter, _diag
     from mancala_fw import profile as profiles
     try:
         prof = profiles.load_board(flash + PROFILE_FILE)
@@ -35,7 +34,7 @@ def start(flash, write, stream, build=None):
     profiles.release_checks()  # checked once: the checks' heap goes back to the game
     prof.compact()
     from mancala_fw.app import App
-    from mancala_fw.app.commands import table
+    from mancala_fw.app.commands import table, bringup_maker, reporter, diag
     if build is None:
         from mancala_fw.app.hardware import build
     from mancala_fw.touch import Touch
@@ -61,7 +60,7 @@ def start(flash, write, stream, build=None):
     # again (the self-test stopped, or none running for selftest.IDLE_MS); loop() then lets
     # it go, with its package (about 1.5 KB of CircuitPython's heap on duo).
     held = [bringup(True)]
-    proto.commands["diag"] = _diag(held, bringup, heap.report)
+    proto.commands["diag"] = diag(held, bringup, heap.report)
     gc.collect()
     heap.sample()  # diag memory's low-water mark includes the board as booted
     heap.bound_garbage()

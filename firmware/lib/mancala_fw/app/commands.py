@@ -1,11 +1,16 @@
 """The serial commands (docs/protocol.md §4): each takes the request and calls the same App
-action a touch would, so the pads and the serial line can never disagree."""
+action a touch would, so the pads and the serial line can never disagree. The diag command
+(diag(): the heap report, and the self-test's Bringup made when a diag needs it) and the
+report of a command that failed are made by the boot (app.boot) and live on after it:
+app.boot is forgotten once the board is built, so nothing the loop keeps may come from it.
+"""
+import sys
 
 from mancala_fw.protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
 from mancala import VARIANTS
 
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
-         "hint", "demo", "diag")  # diag: app.loop adds selftest.Bringup's handler
+         "hint", "demo", "diag")  # diag: app.boot adds it, diag() below
 
 
 def table(app):
@@ -86,3 +91,40 @@ def table(app):
 def _version():
     from mancala_fw.app import FIRMWARE_VERSION
     return FIRMWARE_VERSION
+
+
+def bringup_maker(prof, pads, display, flash, app):
+    """bringup(boot): makes the self-test's Bringup (selftest), as the boot and the diag
+    command do."""
+    def bringup(boot):
+        from mancala_fw.selftest import Bringup
+        return Bringup(prof, pads, getattr(display, "leds", None), flash,
+                       log=lambda text: app.log("warning", text),
+                       on_stop=lambda: display.set_state(app.state()), boot=boot)
+    return bringup
+
+
+def reporter(proto):
+    """The protocol's on_error: a failing command is reported as a log event."""
+    return lambda e: report(proto, e)
+
+
+def diag(held, bringup, heap_report):
+    """diag: the heap report is the app's (app.heap); every other action is the self-test's,
+    on the Bringup in held[0], made again (bringup(False)) if the loop has let it go."""
+    def diag(req):
+        if req.get("action") == "memory":
+            return heap_report(req.get("reset") is True)
+        if held[0] is None:
+            held[0] = bringup(False)
+        return held[0].command(req)
+    return diag
+
+
+def report(proto, e):
+    """e, an exception the board goes on after, as a log event (and its traceback on
+    stderr where there is one)."""
+    proto.event("log", {"level": "error", "message": "Internal error %s: %s" % (
+        type(e).__name__, e)})
+    if hasattr(sys, "print_exception"):
+        sys.print_exception(e, sys.stderr)

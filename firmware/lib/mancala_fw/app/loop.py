@@ -64,44 +64,10 @@ def boot(flash, write, stream, build=None):
         forget("mancala_fw.app.boot")
 
 
-def bringup_maker(prof, pads, display, flash, app):
-    """bringup(boot): makes the self-test's Bringup (selftest), as the boot and the diag
-    command do. Made here rather than in app.boot, which is forgotten after the boot."""
-    def bringup(boot):
-        from mancala_fw.selftest import Bringup
-        return Bringup(prof, pads, getattr(display, "leds", None), flash,
-                       log=lambda text: app.log("warning", text),
-                       on_stop=lambda: display.set_state(app.state()), boot=boot)
-    return bringup
-
-
-def reporter(proto):
-    """The protocol's on_error: a failing command is reported as a log event."""
-    return lambda e: _report(proto, e)
-
-
-def _diag(held, bringup, report):
-    """diag: the heap report is the app's (app.heap); every other action is the self-test's,
-    on the Bringup in held[0], made again (bringup(False)) if the loop has let it go."""
-    def diag(req):
-        if req.get("action") == "memory":
-            return report(req.get("reset") is True)
-        if held[0] is None:
-            held[0] = bringup(False)
-        return held[0].command(req)
-    return diag
-
-
-def _report(proto, e):
-    proto.event("log", {"level": "error", "message": "Internal error %s: %s" % (
-        type(e).__name__, e)})
-    if hasattr(sys, "print_exception"):
-        sys.print_exception(e, sys.stderr)
-
-
 def loop(app, proto, pads, touch, wdt, held=None):
     from mancala_fw.app.heap import sample as sample_heap
     from mancala_fw.app import forget
+    from mancala_fw.app.commands import report  # loaded by the boot
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     poller.register(sys.stdin, select.POLLIN)
@@ -186,7 +152,7 @@ def loop(app, proto, pads, touch, wdt, held=None):
         except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
             failing += 1
             busy = True
-            _report(proto, e)
+            report(proto, e)
         if wdt is not None and failing < FAILING_PASSES:
             wdt.feed()
         if n:

@@ -100,15 +100,6 @@ class Session:
             saved["base"] = self.base
         return saved
 
-    @classmethod
-    def from_saved(cls, saved):
-        """Rebuilds a saved game. Raises ValueError if the file does not describe one.
-        Returns (session, problem): problem is a sentence when only the state could be
-        restored (no take-backs then). The code is app.boot.saved_session(), which the board
-        runs at power-on only (app.boot.restore); this is its name for the tests."""
-        from mancala_fw.app.boot import saved_session
-        return saved_session(saved)
-
 
 def _limited(game):
     game.undo_limit = KEEP

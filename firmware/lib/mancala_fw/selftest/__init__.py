@@ -14,8 +14,9 @@ the self-test stops), so their heap comes back for the game; using them again re
 Once idle(now) (the gesture's window has closed, and no self-test is built, or the one built
 does not run and no `diag` command has come for IDLE_MS: a scan, a readout or a look at the
 thresholds keeps nothing), the app release()s the Bringup and lets go of this package too
-(app.loop), and makes a Bringup(..., boot=False) for the next `diag`: it neither applies the
-calibration again (the chips hold it) nor opens the window. IDLE_MS keeps the self-test
+(app.loop), and the diag command (app.commands.diag) makes a Bringup(..., boot=False) for
+the next `diag`: it neither applies the calibration again (the chips hold it) nor opens the
+window. IDLE_MS keeps the self-test
 built while a host polls the pads (`mancala-board bringup pads`), so it is not compiled
 again for each poll on CircuitPython.
 

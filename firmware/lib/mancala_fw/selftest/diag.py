@@ -21,7 +21,7 @@ from mancala_fw.protocol import BAD_REQUEST, INTERNAL, CommandError, need_int
 from mancala_fw.selftest.calibration import DEFAULT, apply_calibration, build, save_calibration
 
 ACTIONS = ("scan", "readout", "walk", "calibrate", "thresholds", "stop")
-# "memory" is the app's (app.heap, wired in app.loop) and never reaches handle_diag; the
+# "memory" is the app's (app.heap, wired in app.commands.diag) and never reaches handle_diag; the
 # message for an unknown action names it too, so that it names every action there is.
 NAMED = ACTIONS + ("memory",)
 PHASES = ("idle", "touch", "status", "save", "clear")
