@@ -258,10 +258,10 @@ def test_the_drivers_freezing_manifest_freezes_every_driver_module_and_mpcompat(
 
 
 def test_the_stock_deploy_and_the_circuitpython_edition_copy_mpcompat():
-    from mancala_host import circuitpy, deploy
+    from mancala_host import boardfiles, circuitpy
 
     firmware = os.path.join(ROOT, "firmware")
-    assert "lib/mpcompat/__init__.py" in [rel for _, rel in deploy.sources(firmware)]
+    assert "lib/mpcompat/__init__.py" in [rel for _, rel in boardfiles.sources(firmware)]
     files = circuitpy.board_files(firmware, os.path.join(ROOT, "hardware", "profiles", "duo.json"))
     with open(MPCOMPAT, "rb") as f:
         assert files["lib/mpcompat/__init__.py"] == f.read()

@@ -80,10 +80,43 @@ def add_profile_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_profile(args: argparse.Namespace) -> int:
     if args.action == "install":
-        from .deploy import install_profile
-
         return install_profile(args)
     return cmd_profile_check(args)
+
+
+def install_profile(args: argparse.Namespace) -> int:
+    """`profile install NAME|FILE`: check the profile here, write it to the board's flash as
+    profile.json (a new file renamed over the old one) with mpremote, reset, and check that
+    the board boots with it.
+
+    Through mpremote rather than the serial protocol: it works whatever the board runs, even
+    when the profile it has stops the app at boot (the REPL still answers), and a profile is
+    larger than a protocol line may be."""
+    from . import deploy
+    from .transport import find_board
+
+    if len(args.files) != 1:
+        raise BoardError("profile install takes one profile: a name (duo, quad) or a file.")
+    name_or_path = args.files[0]
+    path = name_or_path if os.path.exists(name_or_path) else \
+        deploy.profile_path(name_or_path, deploy.repo_root())
+    ok, text = check_profile_file(path)
+    if not ok:
+        raise BoardError("%s; nothing was written to the board." % text.rstrip("."))
+    with open(path, encoding="utf-8") as f:
+        name = json.load(f)["name"]
+    port = args.port or find_board()
+    argv = [deploy.find_tool("mpremote"), "connect", port, "fs", "cp", path,
+            ":" + deploy.PROFILE_NEW, "+", "exec",
+            "import os; os.rename(%r, %r)" % (deploy.PROFILE_NEW, deploy.PROFILE_FILE), "+", "reset"]
+    deploy.run_mpremote(argv, port, "write the profile to")
+    reported = deploy.wait_for_hello(port, args.timeout, "profile install").get("board")
+    if reported != name:
+        raise BoardError("The board on %s boots with profile %s, not %s: the copy did not take; "
+                         "run profile install again." % (port, reported, name))
+    print("The board on %s now boots with profile %s (%s written as :%s)." % (
+        port, name, path, deploy.PROFILE_FILE))
+    return 0
 
 
 def cmd_profile_check(args: argparse.Namespace) -> int:

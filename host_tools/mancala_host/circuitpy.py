@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .deploy import sources
+from .boardfiles import sources
 from .errors import BoardError
 
 ENTRY = "code.py"

@@ -22,12 +22,11 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import Iterator
 
+from .boardfiles import sources
 from .errors import BoardError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
-NOT_FIRMWARE = ("manifest.py",)  # micropython-lib freezing manifests: build input, not code
 PROFILE_FILE = "profile.json"  # the board's profile, on its flash (see profile install)
 PROFILE_NEW = "profile.json.new"
 CIRCUITPYTHON_ONLY = ("code.py",)  # the CircuitPython edition's entry point (circuitpy.py)
@@ -73,17 +72,6 @@ def profile_path(name: str, root: str) -> str:
         names = sorted(f[:-5] for f in os.listdir(os.path.join(root, "hardware", "profiles")) if f.endswith(".json"))
         raise BoardError("There is no profile %r: choose one of %s, or give a path." % (name, ", ".join(names)))
     return path
-
-
-def sources(folder: str) -> Iterator[tuple[str, str]]:
-    """(path, path relative to folder with '/') of each .py file under folder that goes onto a
-    board, in a fixed order: no __pycache__, no freezing manifests."""
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith(".py") and name not in NOT_FIRMWARE:
-                src = os.path.join(dirpath, name)
-                yield src, os.path.relpath(src, folder).replace(os.sep, "/")
 
 
 def stage(firmware: str, build: str, profile: str,
@@ -257,37 +245,4 @@ def check_version(port: str, version: str | None, timeout: float, attempts: int 
         raise BoardError("The board reports firmware %s, but %s was deployed: the copy did not "
                          "take; run deploy again." % (reported, version))
     print("The board on %s runs firmware %s." % (port, reported))
-    return 0
-
-
-def install_profile(args: argparse.Namespace) -> int:
-    """`profile install NAME|FILE`: check the profile here, write it to the board's flash as
-    profile.json (a new file renamed over the old one) with mpremote, reset, and check that
-    the board boots with it.
-
-    Through mpremote rather than the serial protocol: it works whatever the board runs, even
-    when the profile it has stops the app at boot (the REPL still answers), and a profile is
-    larger than a protocol line may be."""
-    from .bringup import check_profile_file
-    from .transport import find_board
-
-    if len(args.files) != 1:
-        raise BoardError("profile install takes one profile: a name (duo, quad) or a file.")
-    name_or_path = args.files[0]
-    path = name_or_path if os.path.exists(name_or_path) else profile_path(name_or_path, repo_root())
-    ok, text = check_profile_file(path)
-    if not ok:
-        raise BoardError("%s; nothing was written to the board." % text.rstrip("."))
-    with open(path, encoding="utf-8") as f:
-        name = json.load(f)["name"]
-    port = args.port or find_board()
-    argv = [find_tool("mpremote"), "connect", port, "fs", "cp", path, ":" + PROFILE_NEW, "+",
-            "exec", "import os; os.rename(%r, %r)" % (PROFILE_NEW, PROFILE_FILE), "+", "reset"]
-    run_mpremote(argv, port, "write the profile to")
-    reported = wait_for_hello(port, args.timeout, "profile install").get("board")
-    if reported != name:
-        raise BoardError("The board on %s boots with profile %s, not %s: the copy did not take; "
-                         "run profile install again." % (port, reported, name))
-    print("The board on %s now boots with profile %s (%s written as :%s)." % (
-        port, name, path, PROFILE_FILE))
     return 0
