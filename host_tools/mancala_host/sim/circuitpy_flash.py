@@ -19,7 +19,7 @@ import struct
 import tempfile
 from typing import Callable
 
-from .launcher import UsageError
+from .errors import UsageError
 
 BANNER = b"Adafruit CircuitPython "
 BOARD_ID = b"raspberry_pi_pico\x00"

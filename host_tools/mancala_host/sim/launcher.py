@@ -27,14 +27,11 @@ from typing import NoReturn, Sequence
 
 from . import mpy_lib
 from .devices import Devices
+from .errors import UsageError
 
 DEFAULT_HEAPSIZE = "320k"  # docs/sim.md "Heap": every feature (a CPU search on quad) with margin
 DEFAULT_LINK = "mancala-sim.pty"
 PASS_THROUGH = ("MANCALA_SIM_TOUCH", "MANCALA_SIM_FRAMES")
-
-
-class UsageError(Exception):
-    """Bad arguments or setup: the message is one sentence for a person."""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -23,7 +23,7 @@ import os
 import shutil
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Union
 
-from .launcher import UsageError
+from .errors import UsageError
 
 if TYPE_CHECKING:
     from littlefs import LittleFS

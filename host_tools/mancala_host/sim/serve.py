@@ -13,11 +13,14 @@ import select
 import signal
 import subprocess
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .devices import Devices
-from .launcher import Setup, UsageError
+from .errors import UsageError
 from .serial_line import LinkOwned, PtyLink, Relay
+
+if TYPE_CHECKING:
+    from .launcher import Setup  # the launcher starts the board: serve never imports it
 
 PR_SET_PDEATHSIG = 1
 
