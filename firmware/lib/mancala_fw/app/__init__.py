@@ -17,12 +17,10 @@ its first move does not wait for it. The main loop lives in app.loop; main() bel
 everything from the profile and runs it.
 """
 
-import sys
-
 from mpcompat import ticks_ms
 from mancala import IllegalMove
 
-from mancala_fw import storage
+from mancala_fw import storage, forget
 from mancala_fw.app.session import Session
 from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
 from mancala_fw.app.heap import sample as sample_heap, collect_if_due
@@ -355,18 +353,6 @@ def _configs():
     # app.config checks changes; it is needed now and then, so it is not kept loaded.
     from mancala_fw.app import config
     return config
-
-
-def forget(name):
-    """Drops a module used only now and then (name "package.module"), so the heap it holds
-    can be collected; importing it again loads it again."""
-    # dict.pop, not del/delattr: MicroPython keeps a deleted attribute's value in its table
-    # slot (so the module would stay reachable); a popped dict entry is cleared.
-    sys.modules.pop(name, None)
-    package, _, leaf = name.rpartition(".")
-    parent = sys.modules.get(package)
-    if parent is not None:
-        parent.__dict__.pop(leaf, None)
 
 
 def _sentence(e):

@@ -9,8 +9,8 @@ app.commands.
 import gc
 
 from mancala import Game
-from mancala_fw import storage
-from mancala_fw.app import SETTINGS_FORMAT, FIRMWARE_VERSION, _configs, forget
+from mancala_fw import storage, forget
+from mancala_fw.app import SETTINGS_FORMAT, FIRMWARE_VERSION, _configs
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT, _limited
 
 PROFILE_FILE = "profile.json"

@@ -140,7 +140,7 @@ def build(profile):
     import gc
     import busio
     from drivers.mpr121 import MPR121Group
-    from mancala_fw.app import forget
+    from mancala_fw import forget
     from mancala_fw.app.hardware import _display
 
     gc.collect()

@@ -56,7 +56,7 @@ def boot(flash, write, stream, build=None):
     """app.boot.start(...), then app.boot is forgotten: the boot's code is used once, and its
     heap goes back to the game. A function of its own, so that no frame that lives on (run's)
     keeps app.boot's function in a slot of its value stack."""
-    from mancala_fw.app import forget
+    from mancala_fw import forget
     from mancala_fw.app.boot import start
     try:
         return start(flash, write, stream, build)
@@ -66,7 +66,7 @@ def boot(flash, write, stream, build=None):
 
 def loop(app, proto, pads, touch, wdt, held=None):
     from mancala_fw.app.heap import sample as sample_heap
-    from mancala_fw.app import forget
+    from mancala_fw import forget
     from mancala_fw.app.commands import report  # loaded by the boot
     poller = select.poll()
     stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin

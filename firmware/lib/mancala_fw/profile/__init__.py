@@ -24,8 +24,7 @@
 
 docs/profiles.md describes the file format, the checks and the power model.
 """
-import sys
-
+from mancala_fw import forget
 from .board import Profile, position_id, position_ids
 from .seating import Seating, can_seat, seat_error, seat_sides, seating
 
@@ -53,14 +52,11 @@ def load_board(path):
         from .default import TEXT  # type: ignore[import-not-found]  # only in the image
     except ImportError:
         TEXT = None
-    # TEXT lives in the image's flash; the module object need not stay on the heap.
-    sys.modules.pop(__name__ + ".default", None)
-    globals().pop("default", None)
+    forget(__name__ + ".default")  # TEXT lives in the image's flash, the module need not stay
     return run(path, TEXT)
 
 
 def release_checks():
     """Forgets the checks module (about 10 KB of heap on the board, needed only at boot);
     check() and load() import it again if they are called later."""
-    sys.modules.pop(__name__ + ".checks", None)
-    globals().pop("checks", None)  # the import system also set it on the package
+    forget(__name__ + ".checks")

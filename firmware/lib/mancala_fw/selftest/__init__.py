@@ -25,8 +25,7 @@ self-test with the walk stepping by itself. (Not "held while powering up": the M
 its baseline from the first samples, so a finger already there at power-up is never seen.)
 docs/hardware.md describes it all.
 """
-import sys
-
+from mancala_fw import forget
 from mpcompat import ticks_ms, ticks_diff
 
 CALIBRATION_FILE = "calibration.json"
@@ -36,13 +35,9 @@ PARTS = ("diag", "core", "walk", "calibration")  # selftest.* modules built on u
 
 
 def _forget(names):
-    """Drops selftest.<name> modules, so the heap they hold can be collected."""
-    package = globals()
+    """Forgets selftest.<name> modules (mancala_fw.forget)."""
     for name in names:
-        # dict.pop, not delattr: MicroPython keeps a deleted attribute's value in its table
-        # slot, so the module would stay reachable.
-        sys.modules.pop(__name__ + "." + name, None)
-        package.pop(name, None)
+        forget(__name__ + "." + name)
 
 
 def wants_selftest(profile, masks):
