@@ -24,7 +24,8 @@ MICROPYTHON_SRC ?= $(wildcard $(RP2_MIRROR)/micropython-1.28.0-rp2-src.tar.xz)
 # make venv: create or update .venv; quick when pyproject.toml has not changed.
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+# The exact solver's compiled core is built by that pip install: a change to it reinstalls.
+$(STAMP): pyproject.toml Makefile host_tools/mancala_host/solver/_kalah.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -82,7 +83,7 @@ toolchain:
 	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++ patch; }
 
 bench: $(STAMP) rp2040
-	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/soak.py; do \
+	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/soak.py bench/solver.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 
 deploy: $(STAMP)

@@ -1,0 +1,134 @@
+"""The exact Kalah solver: the value of a position with perfect play, and of each legal move.
+
+A value is the final store difference with perfect play from the position on, for the seat
+to move: +8 means that seat ends 8 stones ahead if both seats play perfectly. It covers
+Kalah under every rule the engine plays (capture "nonempty" or "always", wipe-out captures
+allowed or not, 3 to 5 seeds). There is no evaluation and no depth limit: the search core
+(_kalah.c, compiled by pip) searches every line to the end, with a transposition table and a
+table of exact endgame values (docs/host-tool.md, "The exact solver").
+
+    solver = Exact(game.rules)
+    solver.value(game)          # -> int, for game.turn
+    solver.move_values(game)    # -> {pit: int}, each for game.turn
+
+A search that needs more than max_nodes nodes raises TooBig, so a caller that must answer
+soon (an analysis, the projector) can say so and fall back on the heuristic search.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from ._kalah import BudgetExceeded, Solver
+
+if TYPE_CHECKING:
+    from mancala import Game, Rules
+
+# The tables' sizes: 2^TT_BITS entries of 16 bytes in the transposition table (allocated on
+# first use, page by page), and the exact value of every position with at most DB_STONES
+# stones in play (C(DB_STONES + 12, 12) bytes).  Measured on the host machine (bench/solver.py):
+# a larger endgame table costs more to fill than it saves in these searches.
+TT_BITS = 24
+DB_STONES = 12
+# The nodes a search may take when the caller did not choose (about half a second to a few
+# seconds on the host machine, bench/solver.py).
+NODES = 3_000_000
+NORMAL, EXTRA, OVER = 0, 1, 2
+
+
+class TooBig(ValueError):
+    """The exact value needs more search than the budget allows."""
+
+
+def unsupported(rules: Rules) -> str | None:
+    """Why the solver cannot value games of these rules, in one sentence; None if it can."""
+    if rules.variant != "kalah":
+        return "The exact solver covers Kalah only (%s has no exact solver here)." % (
+            rules.variant.capitalize())
+    return None
+
+
+def position(game: Game) -> tuple[tuple[int, ...], int]:
+    """The pits from the seat to move (its own first) and its store lead."""
+    state = game.to_dict()
+    mover = game.turn
+    if mover is None:
+        raise ValueError("the game is over: there is no move to value")
+    other = 1 - mover
+    pits = tuple(state["pits"][mover]) + tuple(state["pits"][other])
+    return pits, state["stores"][mover] - state["stores"][other]
+
+
+class Exact:
+    """Exact values under one set of Kalah rules, with the tables kept between calls. One
+    search at a time: calls from several threads wait for each other."""
+
+    def __init__(self, rules: Rules, tt_bits: int = TT_BITS, db_stones: int = DB_STONES):
+        reason = unsupported(rules)
+        if reason:
+            raise ValueError(reason)
+        self.rules = rules
+        self._solver = Solver(rules.pits, rules.capture == "always", rules.wipeout_capture,
+                              tt_bits, db_stones)
+        self._lock = threading.Lock()
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far, over every call."""
+        return self._solver.nodes
+
+    def pits_value(self, pits: tuple[int, ...], max_nodes: int | None = None) -> int:
+        """The value still to come for the side to move in a position given as its pits (the
+        mover's, then the other seat's); max_nodes None: no limit."""
+        with self._lock:
+            try:
+                return self._solver.value(pits, max_nodes or 0)
+            except BudgetExceeded:
+                raise TooBig("the exact value needs more than %d nodes of search" % max_nodes)
+
+    def pits_moves(self, pits: tuple[int, ...], max_nodes: int | None = None) -> dict[int, int]:
+        """{pit: value} of each legal pit, for the side to move, in a position given by its
+        pits; max_nodes bounds each move's search."""
+        values = {}
+        # Nearest the store first: extra moves are there, and their values make the others'
+        # searches shorter through the shared table.
+        for pit in range(self.rules.pits, 0, -1):
+            if not pits[pit - 1]:
+                continue
+            after, gain, status = self._solver.play(pits, pit)
+            if status == OVER:
+                values[pit] = gain
+            elif status == EXTRA:
+                values[pit] = gain + self.pits_value(after, max_nodes)
+            else:
+                values[pit] = gain - self.pits_value(after, max_nodes)
+        return dict(sorted(values.items()))
+
+    def value(self, game: Game, max_nodes: int | None = None) -> int:
+        """The final store difference with perfect play, for the seat to move."""
+        pits, lead = position(game)
+        return lead + self.pits_value(pits, max_nodes)
+
+    def move_values(self, game: Game, max_nodes: int | None = None) -> dict[int, int]:
+        """{pit: final store difference with perfect play after that pit}, for the seat to
+        move, for each legal pit."""
+        pits, lead = position(game)
+        return {pit: lead + v for pit, v in self.pits_moves(pits, max_nodes).items()}
+
+    def play(self, pits: tuple[int, ...], pit: int) -> tuple[tuple[int, ...], int, int]:
+        """The solver's own move: (next pits from the side to move next, the mover's gain,
+        NORMAL, EXTRA or OVER); the gain includes the sweep when the move ends the game."""
+        return self._solver.play(pits, pit)
+
+
+_SOLVERS: dict = {}
+
+
+def for_rules(rules: Rules) -> Exact:
+    """One shared solver for each set of rules, so that its tables serve every caller."""
+    key = (rules.pits, rules.capture, rules.wipeout_capture)
+    solver = _SOLVERS.get(key)
+    if solver is None:
+        solver = _SOLVERS[key] = Exact(rules)
+    return solver

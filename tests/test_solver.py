@@ -1,0 +1,185 @@
+"""The exact solver (mancala_host.solver) against facts found apart from it: the engine's
+moves, brute force through the engine on positions with few stones, a separate plain-Python
+solver of whole small boards (tests/kalah_reference.py), and the published value of
+Kalah(6,3). Its timing targets are in bench/solver.py, not here."""
+
+import random
+
+import pytest
+
+from kalah_reference import solve
+from mancala import Game, Rules
+from mancala_host.solver import EXTRA, OVER, Exact, TooBig, position, unsupported
+from mancala_host.solver._kalah import Solver
+
+# Every combination of the two Kalah options: (capture "always", wipe-out captures allowed).
+RULES = [(False, True), (True, True), (False, False), (True, False)]
+
+
+def rules(always, wipeout, seeds=4):
+    return Rules.from_dict({"variant": "kalah", "seeds": seeds,
+                            "capture": "always" if always else "nonempty",
+                            "wipeout_capture": wipeout})
+
+
+def game_at(rules_, pits, turn=0, stores=None):
+    """A game in a hand-built position: pits [seat 0's, seat 1's]; the stores hold the rest of
+    the stones, evenly unless given."""
+    if stores is None:
+        rest = 12 * rules_.seeds - sum(pits[0]) - sum(pits[1])
+        stores = (rest // 2, rest - rest // 2)
+    return Game.from_dict({"rules": rules_.to_dict(), "pits": [list(p) for p in pits],
+                           "stores": list(stores), "turn": turn, "active": [0, 1],
+                           "places": [None, None], "over": False})
+
+
+def random_position(rng, stones):
+    """Seat 0's and seat 1's pits with the given stones in play, neither side empty."""
+    while True:
+        pits = [0] * 12
+        for _ in range(stones):
+            pits[rng.randrange(12)] += 1
+        if any(pits[:6]) and any(pits[6:]):
+            return pits[:6], pits[6:]
+
+
+@pytest.mark.parametrize("always,wipeout", RULES)
+def test_the_solvers_moves_are_the_engines(always, wipeout):
+    # Seeded random games: at every position, every legal pit, the solver's sowing gives the
+    # engine's next position, store gains, extra move and end (sweep included).
+    r = rules(always, wipeout, seeds=5)
+    solver = Exact(r)
+    rng = random.Random(24 + always + 2 * wipeout)
+    checked = 0
+    for _ in range(30):
+        game = Game(r, first=rng.randrange(2))
+        while not game.over:
+            pits, lead = position(game)
+            mover = game.turn
+            for pit in game.legal_moves():
+                after, gain, status = solver.play(pits, pit)
+                game.push(pit)
+                state = game.to_dict()
+                lead_after = state["stores"][mover] - state["stores"][1 - mover]
+                assert lead_after - lead == gain, (pits, pit)
+                assert (status == OVER) == game.over, (pits, pit)
+                if not game.over:
+                    assert (status == EXTRA) == (game.turn == mover), (pits, pit)
+                    assert after == position(game)[0], (pits, pit)
+                game.pop()
+                checked += 1
+            game.play(rng.choice(game.legal_moves()))
+    assert checked > 1000
+
+
+def brute_force(game):
+    """The final store difference for the seat to move, by full minimax through the engine."""
+    mover = game.turn
+    best = None
+    for pit in game.legal_moves():
+        game.push(pit)
+        if game.over:
+            v = game.stones(mover, 0) - game.stones(1 - mover, 0)
+        elif game.turn == mover:
+            v = brute_force(game)
+        else:
+            v = -brute_force(game)
+        game.pop()
+        if best is None or v > best:
+            best = v
+    return best
+
+
+@pytest.mark.parametrize("always,wipeout", RULES)
+def test_positions_with_few_stones_against_brute_force(always, wipeout):
+    r = rules(always, wipeout)
+    rng = random.Random(7 + always + 2 * wipeout)
+    # A small endgame table, so that the searched part of the solver is checked too.
+    solver = Exact(r, tt_bits=12, db_stones=3)
+    for _ in range(40):
+        stones = rng.randrange(2, 8)
+        mine, theirs = random_position(rng, stones)
+        turn = rng.randrange(2)
+        rest = 48 - stones
+        stores = (rng.randrange(rest + 1),)
+        stores += (rest - stores[0],)
+        pits = [mine, theirs] if turn == 0 else [theirs, mine]
+        game = game_at(r, pits, turn, stores)
+        expected = brute_force(game.copy(stack=False))
+        assert solver.value(game) == expected, (pits, turn)
+        moves = solver.move_values(game)
+        assert sorted(moves) == game.legal_moves()
+        assert max(moves.values()) == expected
+
+
+@pytest.mark.parametrize("n,seeds,always,wipeout", [
+    (3, 3, always, wipeout) for always, wipeout in RULES] + [(4, 3, False, True)])
+def test_whole_small_boards_against_the_reference(n, seeds, always, wipeout):
+    # Every position reachable in Kalah(n, seeds), valued by the plain-Python reference; the
+    # compiled solver must agree on each (all of them on 3 pits, a seeded sample on 4).
+    reference = solve(n, seeds, always, wipeout)
+    positions = sorted(reference)
+    if len(positions) > 1000:
+        positions = random.Random(43).sample(positions, 1000)
+    for db_stones in (0, 6):
+        solver = Solver(n, always, wipeout, 16, db_stones)
+        for pits in positions:
+            assert solver.value(pits) == reference[pits], (pits, db_stones)
+
+
+def test_the_start_of_kalah_3_3_and_4_3():
+    # The reference's own start values, so that a reference gone wrong shows here too: the
+    # first player wins Kalah(3,3) by 2 and Kalah(4,3) by 6 with the engine's default rules.
+    assert solve(3, 3, False, True)[(3,) * 6] == 2
+    assert Solver(4, False, True, 16, 8).value((3,) * 8) == 6
+
+
+def test_kalah_6_3_is_a_first_player_win_by_2():
+    # The published value (Irving, Donkers and Uiterwijk 2000), with the default rules.
+    game = Game(rules(False, True, seeds=3))
+    assert Exact(game.rules, tt_bits=22).value(game) == 2
+
+
+def test_a_budget_stops_the_search_and_leaves_the_solver_sound():
+    game = Game(rules(False, True, seeds=4))
+    solver = Exact(game.rules, tt_bits=16)
+    with pytest.raises(TooBig):
+        solver.value(game, max_nodes=1000)
+    # A stopped search stored nothing false: a small position is still valued exactly.
+    small = game_at(game.rules, [[0, 0, 0, 1, 0, 2], [1, 0, 0, 0, 0, 0]])
+    assert solver.value(small) == brute_force(small.copy(stack=False))
+
+
+def test_values_for_either_seat_and_a_store_lead():
+    #        seat 1:  6  5  4  3  2  1
+    #               [ 0][ 0][ 0][ 0][ 0][ 1]
+    #        (28)                           (18)
+    #               [ 0][ 0][ 0][ 0][ 0][ 1]
+    #        seat 0:  1  2  3  4  5  6
+    # Seat 0 sows pit 6 into its store, moves again with an empty side: the game ends, seat 1
+    # sweeps its stone. 18 + 1 against 28 + 1: seat 0 ends 10 behind.
+    r = rules(False, True)
+    game = game_at(r, [[0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]], turn=0, stores=(18, 28))
+    assert Exact(r).value(game) == -10
+    assert Exact(r).move_values(game) == {6: -10}
+    game1 = game_at(r, [[0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]], turn=1, stores=(18, 28))
+    # Seat 1 sows its pit 1 into its pit 2; seat 0 then plays pit 6 and the game ends.
+    assert Exact(r).value(game1) == brute_force(game1.copy(stack=False)) == 10
+
+
+def test_bad_positions_and_rules_are_one_sentence():
+    solver = Solver()
+    with pytest.raises(ValueError, match="12 pits"):
+        solver.value((4,) * 11)
+    with pytest.raises(ValueError, match="no position to solve"):
+        solver.value((0,) * 6 + (4,) * 6)
+    with pytest.raises(ValueError, match="not a move"):
+        solver.play((0,) + (4,) * 11, 1)
+    basic = Rules.from_dict({"variant": "basic"})
+    assert unsupported(basic) == "The exact solver covers Kalah only (Basic has no exact solver here)."
+    with pytest.raises(ValueError, match="Kalah only"):
+        Exact(basic)
+    over = Game(rules(False, True))
+    over.resign(0)
+    with pytest.raises(ValueError, match="over"):
+        Exact(over.rules).value(over)
