@@ -361,6 +361,10 @@ def _skipped_sentence(path, skipped):
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "exact", False):
+        from . import exact
+        args.exact = False  # Basic games come back here for the heuristic analysis
+        return exact.run_analyze(args)
     if args.nodes < 1 or args.budget_ms < 1:
         raise BoardError("--nodes and --budget-ms must be at least 1.")
     as_json = getattr(args, "json", False) or getattr(args, "json_out", False)
@@ -403,3 +407,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget-ms", type=int, default=500,
                    help="at most this many ms per position, whatever --nodes says (default 500)")
     p.add_argument("--json", dest="json_out", action="store_true", help="one JSON object, for scripts")
+    p.add_argument("--exact", action="store_true",
+                   help="Kalah: exact values with perfect play, stones thrown away, turning points")
+    p.add_argument("--exact-nodes", type=int, default=1_000_000,
+                   help="with --exact: search nodes per move before a position counts as too big "
+                        "(default 1000000)")

@@ -114,7 +114,10 @@ def _a_demo(p):
 
 @command("hint", _module_command("hint"), "ask the board which pit its CPU suggests for the seat to move")
 def _a_hint(p):
-    pass
+    p.add_argument("--exact", action="store_true",
+                   help="Kalah: every pit that keeps the exact value with perfect play, computed here")
+    p.add_argument("--exact-nodes", type=int, default=1_000_000,
+                   help="with --exact: search nodes per move before the position counts as too big")
 
 
 @command("watch", _module_command("watch"), "the live board in the terminal, with commentary")

@@ -47,10 +47,40 @@ def ask(client: Client) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "exact", False):
+        return _run_exact(args)
     with connect(args) as client:
         answer = ask(client)
     if args.json:
         print(json.dumps({"seat": answer["seat"], "pit": answer["pit"]}, sort_keys=True))
     else:
         print("Seat %d to move: the CPU suggests pit %d." % (answer["seat"], answer["pit"]))
+    return 0
+
+
+def _run_exact(args: argparse.Namespace) -> int:
+    """hint --exact: the exact solver on the board's position (exact.py); where it has no
+    answer (Basic, or too big for --exact-nodes) one sentence says so and the board's CPU
+    hint follows."""
+    from . import exact
+    if args.exact_nodes < 1:
+        raise BoardError("--exact-nodes must be at least 1.")
+    with connect(args) as client:
+        state = client.request("state").get("state")
+        if not isinstance(state, dict):
+            raise BoardError("The board answered 'state' without a state; is its firmware older "
+                             "than this tool?")
+        answer, sentence = exact.hint_lines(state, args.exact_nodes)
+        board = None if answer else ask(client)
+    if args.json:
+        out = dict(answer) if answer else {"seat": board["seat"], "pit": board["pit"],
+                                             "exact": None, "why": sentence}
+        if answer:
+            out["moves"] = {str(p): v for p, v in answer["moves"].items()}
+        print(json.dumps(out, sort_keys=True))
+    elif answer:
+        print(sentence)
+    else:
+        print("%s The board's CPU suggests pit %d for seat %d instead." % (
+            sentence, board["pit"], board["seat"]))
     return 0
