@@ -158,6 +158,12 @@ def _a_replay(p):
 def _a_stats(p):
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--plot", metavar="PNG", help="also draw the figures into this PNG file")
+    p.add_argument("--exact", action="store_true",
+                   help="with --plot: also draw one Kalah game's exact value line, to PNG-exact")
+    p.add_argument("--exact-game", type=int, default=1,
+                   help="with --exact: which finished Kalah game, counted from 1 (default 1)")
+    p.add_argument("--exact-nodes", type=int, default=1_000_000,
+                   help="with --exact: search nodes per move before a position counts as too big")
 
 
 @command("export", _module_command("stats", "run_export"), "export the moves of logs (--csv)")

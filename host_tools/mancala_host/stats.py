@@ -156,6 +156,8 @@ def plot_path(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     path = plot_path(args.plot) if args.plot else None
+    if getattr(args, "exact", False) and not path:
+        raise BoardError("--exact draws the exact value line beside the plot: give --plot FILE too.")
     games, bad = _collect(args.files)
     by = summarise(games)
     for line in tables(by):
@@ -172,7 +174,36 @@ def run(args: argparse.Namespace) -> int:
 
         draw(finished(by), path)
         print("Plot written to %s." % path)
+        if getattr(args, "exact", False):
+            _plot_exact(args, games, path)
     return 0
+
+
+def _plot_exact(args: argparse.Namespace, games: list[Any], path: str) -> None:
+    """stats --plot --exact: the exact value line of one finished Kalah game (exactplot.py),
+    beside the plot as NAME-exact.EXT."""
+    from . import exact, exactplot
+    from .view import rules_label
+    kalah = [g for g in games if g[2]["rules"].get("variant") == "kalah"
+             and not gamelog.is_unfinished(g[2])]
+    if not kalah:
+        print("The exact solver covers Kalah only, and these logs hold no finished Kalah game: "
+              "no exact value line drawn.")
+        return
+    number = args.exact_game
+    if not 1 <= number <= len(kalah):
+        raise BoardError("The logs hold %d finished Kalah game(s); --exact-game must be from 1 to "
+                         "%d." % (len(kalah), len(kalah)))
+    file, line, game = kalah[number - 1][:3]
+    analysis = exact.analyse_game(game, args.exact_nodes)
+    stem, ext = os.path.splitext(path)
+    out = stem + "-exact" + ext
+    exactplot.draw(analysis, "Kalah game %d (%s line %d): %s" % (
+        number, os.path.basename(file), line, rules_label(game["rules"])), out)
+    print("Exact value line of Kalah game %d written to %s (%d turning point(s)%s)." % (
+        number, out, sum(1 for r in analysis["moves"] if r["turning"]),
+        "; %d move(s) too big for the solver's budget" % len(analysis["too_big"])
+        if analysis["too_big"] else ""))
 
 
 COLUMNS = ["game", "file", "line", "variant", "players", "pits", "seeds", "first", "started",
