@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .plot import FONT, INK, _matplotlib
+from .plot import FONT, INK, _matplotlib, save
 from .view import SEAT_COLOURS
 
 TURN = "#000000"
@@ -75,11 +75,4 @@ def figure(analysis: dict[str, Any], title: str) -> tuple[Any, Any]:
 
 
 def draw(analysis: dict[str, Any], title: str, path: str) -> None:
-    from .errors import BoardError
-    plt, fig = figure(analysis, title)
-    try:
-        fig.savefig(path, dpi=100)
-    except (OSError, ValueError) as exc:
-        raise BoardError("Could not write the plot %s: %s." % (path, getattr(exc, "strerror", None) or exc))
-    finally:
-        plt.close(fig)
+    save(*figure(analysis, title), path)

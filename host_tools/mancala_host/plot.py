@@ -152,7 +152,11 @@ def _name(name):
 
 def draw(by: dict[str, Any], path: str) -> None:
     """Draw the figures of `by` (stats.summarise, finished variants only) into path."""
-    plt, fig = figure(by)
+    save(*figure(by), path)
+
+
+def save(plt: Any, fig: Any, path: str) -> None:
+    """Write fig to path and close it; a file that cannot be written is one sentence."""
     try:
         fig.savefig(path, dpi=100)
     except (OSError, ValueError) as exc:
