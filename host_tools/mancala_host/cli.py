@@ -135,6 +135,10 @@ def _a_web(p):
                    help="the board's profile JSON, for the page's layout (default: hardware/profiles/BOARD.json)")
     p.add_argument("--stone-ms", type=_stone_ms, default=None, metavar="MS",
                    help="ms per stone in the page's sowing animation, 20-2000 (default: the board's animation_ms, or 120 when that is 0)")
+    p.add_argument("--exact", action="store_true",
+                   help="Kalah: show the exact value and the pits that keep it (off by default: it gives the game away)")
+    p.add_argument("--exact-nodes", type=int, default=1_000_000,
+                   help="with --exact: search nodes per move before a position counts as too big")
 
 
 @command("record", _module_command("record"), "write every finished game to a game log until stopped")

@@ -42,6 +42,7 @@ class Hub:
         self.notes = []
         self.requests: queue.Queue[Any] = queue.Queue()
         self.seq = 0
+        self.on_state: Any = None  # web --exact: called with each new state (webexact.py)
 
     def publish(self, **changes: Any) -> None:
         with self.lock:
@@ -50,6 +51,8 @@ class Hub:
             data = json.dumps(self.snapshot)
             for q in self.listeners:
                 q.put(data)
+        if self.on_state is not None and isinstance(changes.get("state"), dict):
+            self.on_state(changes["state"])
 
     def listen(self) -> queue.Queue[str]:
         q: queue.Queue[str] = queue.Queue()
@@ -233,6 +236,11 @@ def follow(client: Client, hub: Hub, stop: threading.Event, port: str | None, ti
 
 def run(args: argparse.Namespace) -> int:
     hub = Hub()
+    if getattr(args, "exact", False):
+        from .webexact import ExactFeed
+        if args.exact_nodes < 1:
+            raise BoardError("--exact-nodes must be at least 1.")
+        hub.on_state = ExactFeed(hub, args.exact_nodes)
     stop = threading.Event()
     client = open_client(args.port, args.timeout)
     try:

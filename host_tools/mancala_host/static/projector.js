@@ -155,7 +155,8 @@ function fit() {
   const W = window.innerWidth, H = window.innerHeight;
   const u = Math.max(14, Math.min(H / 22, W / 36));
   document.documentElement.style.setProperty("--u", u + "px");
-  const head = document.querySelector("header").offsetHeight + document.getElementById("caption").offsetHeight;
+  const head = document.querySelector("header").offsetHeight + document.getElementById("caption").offsetHeight +
+    document.getElementById("exact").offsetHeight;
   const main = document.getElementById("main");
   main.style.top = head + "px";
   if (!vb) return;
@@ -378,6 +379,11 @@ function onSnapshot(snap) {
   }
   clearMarks(["hinted"]);
   if (snap.hint) mark("hinted", snap.hint.seat, snap.hint.pit, true);
+  // web --exact only: the snapshot has no "exact" without it.
+  const ex = snap.exact, exEl = document.getElementById("exact"), exText = ex ? ex.text : "";
+  if (exEl.textContent !== exText) { exEl.textContent = exText; fit(); }
+  clearMarks(["exactbest"]);
+  if (ex && ex.pits) ex.pits.forEach(p => mark("exactbest", ex.seat, p, true));
   document.body.dataset.seq = String(snap.seq);
   document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
 }

@@ -1,0 +1,51 @@
+"""`mancala-board web --exact` in real headless Chromium against the virtual board: the page
+shows the exact value and marks every pit that keeps it, as the solver computes them for the
+board's position, and shows nothing of it without --exact (the default)."""
+
+import pytest
+
+from projector import chromium, page_done, play_seeded, snapshot, start_web, stop_web, wait_for
+from test_host_web import board_with_web, text_of
+
+from mancala import Game
+from mancala_host.solver import Exact
+
+
+@pytest.fixture
+def browser(tmp_path):
+    driver = chromium(str(tmp_path / "chromium-profile"), 1280, 720)
+    yield driver
+    driver.quit()
+
+
+def gold(driver):
+    """(seat, pit) of every ring the page marks as keeping the exact value."""
+    return sorted((int(g.get_attribute("data-seat")), int(g.get_attribute("data-pit")))
+                  for g in driver.find_elements("css selector", ".exactbest"))
+
+
+def test_the_page_shows_the_exact_value_only_when_turned_on(tmp_path, browser):
+    sim, web, url = board_with_web(tmp_path, "duo", ["rules.seeds=3"], "--control", "--stone-ms", "20")
+    try:
+        browser.get(url)
+        seq = play_seeded(url, seed=5, moves=10)
+        wait_for("the moves on the page", lambda: page_done(browser, seq))
+        assert "exact" not in snapshot(url)
+        assert text_of(browser, "exact") == "" and gold(browser) == []
+        stop_web(web)
+
+        web, url = start_web(sim.link, "--control", "--stone-ms", "20", "--exact",
+                             "--exact-nodes", "3000000")
+        browser.get(url)
+        game = Game.from_dict(wait_for("the state", lambda: snapshot(url).get("state")))
+        values = Exact(game.rules).move_values(game)
+        best = max(values.values())
+        keep = [(game.turn, p) for p in sorted(values) if values[p] == best]
+        wait_for("the exact value on the page",
+                 lambda: text_of(browser, "exact").startswith("Exact: Seat %d to move" % game.turn))
+        assert ("final stores %+d" % best) in text_of(browser, "exact")
+        assert gold(browser) == keep
+        assert snapshot(url)["exact"]["pits"] == [p for _, p in keep]
+    finally:
+        stop_web(web)
+        sim.stop()
