@@ -2,20 +2,11 @@
 shows the exact value and marks every pit that keeps it, as the solver computes them for the
 board's position, and shows nothing of it without --exact (the default)."""
 
-import pytest
-
-from projector import chromium, page_done, play_seeded, snapshot, start_web, stop_web, wait_for
-from test_host_web import board_with_web, text_of
+from projector import page_done, play_seeded, snapshot, start_web, stop_web, wait_for
+from test_host_web import board_with_web, browser, text_of  # noqa: F401  (browser: the fixture)
 
 from mancala import Game
 from mancala_host.solver import Exact
-
-
-@pytest.fixture
-def browser(tmp_path):
-    driver = chromium(str(tmp_path / "chromium-profile"), 1280, 720)
-    yield driver
-    driver.quit()
 
 
 def gold(driver):
