@@ -7,6 +7,8 @@ import json
 
 from fakeport import ANSWER, FakePort, board_script, run
 from mancala import Game, Rules
+from mancala_host import gamelog
+from mancala_host.solver import Exact
 from test_host_analyze import mb, play_game, write_log
 from test_solver import brute_force, game_at
 
@@ -35,6 +37,26 @@ def test_analyze_exact_values_agree_along_a_game(tmp_path, capsys):
     assert last["after"] == stores[last["seat"]] - stores[1 - last["seat"]]
     code, text, err = mb(capsys, "analyze", str(log), "--exact", "--exact-nodes", "200000")
     assert code == 0 and "thrown away" in text and "perfect" in text
+
+
+def test_analyze_exact_on_a_game_in_progress(tmp_path, capsys):
+    # What record writes for a game it stopped in the middle of: the moves so far, marked
+    # unfinished; the last position is valued like any other.
+    entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
+    game = Game(Rules.from_dict(entry["rules"]), first=entry["first"])
+    del entry["moves"][-3:]
+    for move in entry["moves"]:
+        game.play(move["pit"])
+    gamelog.mark_unfinished(entry, game.to_dict())
+    log = tmp_path / "now.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--exact", "--json")
+    assert code == 0, err
+    last = json.loads(out)["games"][0]["moves"][-1]
+    now = Exact(game.rules).value(game)  # the position on the board, for the seat to move
+    assert last["after"] == (now if game.turn == last["seat"] else -now)
+    code, out, err = mb(capsys, "analyze", str(log), "--exact")
+    assert "unfinished (recording stopped before the end)" in out
 
 
 def test_analyze_exact_says_what_was_too_big(tmp_path, capsys):

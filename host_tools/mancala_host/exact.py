@@ -81,6 +81,7 @@ def analyse_game(game: dict[str, Any], nodes: int = NODES) -> dict[str, Any]:
                         "thrown_away": sum(r["cost"] for r in mine),
                         "turning_points": [r["move"] for r in mine if r["turning"]]})
     return {"rules": game["rules"], "first": game["first"], "result": game["result"],
+            "unfinished": gamelog.is_unfinished(game),
             "moves": rows, "summary": summary, "too_big": too_big}
 
 
@@ -93,7 +94,8 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any], nodes
     from .view import rules_label
     lines = _wrap("Game %d (line %d of %s): %s; seat %d starts; %d moves; %s." % (
         index, line, path, rules_label(analysis["rules"]), analysis["first"],
-        len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"])))
+        len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"],
+                                             analysis["unfinished"])))
     lines.append("")
     lines.append("%5s  %4s  %-8s %4s  %-11s %6s  %6s  %s" % (
         "move", "seat", "by", "pit", "best", "before", "after", "thrown away"))
