@@ -511,17 +511,50 @@ static PyObject *Solver_get_db_size(Solver *s, void *closure)
     return PyLong_FromUnsignedLongLong(s->db_size);
 }
 
-static PyObject *Solver_db_filled(Solver *s, PyObject *unused)
+static PyObject *Solver_endgame(Solver *s, PyObject *unused)
 {
-    /* The endgame table's values, or None where none was computed, as bytes (value + 128). */
+    /* The exact value of every position with at most db_stones stones, by rank, as signed
+     * bytes; a position with an empty side is over, and its value is the sweep's. */
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)s->db_size);
-    uint64_t i;
-    char *b;
+    int8_t *b;
+    uint64_t r;
+    int m = 2 * s->n, aborted;
     if (!out)
         return NULL;
-    b = PyBytes_AS_STRING(out);
-    for (i = 0; i < s->db_size; i++)
-        b[i] = (char)(uint8_t)(s->db[i] + 128);
+    b = (int8_t *)PyBytes_AS_STRING(out);
+    s->max_nodes = 0;
+    s->aborted = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (r = 0; r < s->db_size; r++) {
+        uint8_t p[MAXPITS];
+        uint64_t left = r;
+        int i, bar, next = 0, mine = 0, theirs = 0;
+        /* Unrank: the bars, from the last, each the largest b with C(b, i + 1) <= left. */
+        int bars[MAXPITS];
+        for (i = m - 1; i >= 0; i--) {
+            bar = i;
+            while (s->binom[bar + 1][i + 1] <= left)
+                bar++;
+            left -= s->binom[bar][i + 1];
+            bars[i] = bar;
+        }
+        for (i = 0; i < m; i++) {
+            p[i] = (uint8_t)(bars[i] - next);
+            next = bars[i] + 1;
+            if (i < s->n)
+                mine += p[i];
+            else
+                theirs += p[i];
+        }
+        b[r] = (int8_t)(mine && theirs ? db_value(s, p) : mine - theirs);
+    }
+    aborted = s->aborted;
+    Py_END_ALLOW_THREADS
+    if (aborted) {
+        Py_DECREF(out);
+        PyErr_SetString(BudgetExceeded, "the endgame table was not finished");
+        return NULL;
+    }
     return out;
 }
 
@@ -532,8 +565,9 @@ static PyMethodDef Solver_methods[] = {
     {"play", (PyCFunction)Solver_play, METH_VARARGS,
      "play(pits, pit): (next pits, gain, status) with status 0 (the other side moves), "
      "1 (an extra move) or 2 (the game is over; gain includes the sweep)."},
-    {"db_bytes", (PyCFunction)Solver_db_filled, METH_NOARGS,
-     "the endgame table as bytes: value + 128 by rank, 0 where not computed"},
+    {"endgame", (PyCFunction)Solver_endgame, METH_NOARGS,
+     "the exact value of every position with at most db_stones stones, by rank, as signed "
+     "bytes (the endgame table, filled in full)"},
     {NULL}
 };
 
