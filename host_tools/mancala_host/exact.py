@@ -18,10 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import gamelog
 from .errors import BoardError
+
+if TYPE_CHECKING:
+    from mancala import Game
 
 # The nodes each move's search may take (about half a second to a second on the host
 # machine, bench/solver.py); a position's value takes one search a legal pit.
@@ -33,7 +36,7 @@ def _solver(rules):
     return for_rules(rules)
 
 
-def exact_moves(engine, nodes: int = NODES) -> dict[int, int] | None:
+def exact_moves(engine: Game, nodes: int = NODES) -> dict[int, int] | None:
     """{pit: exact value for the seat to move} of each legal pit, or None when the position
     needs more than `nodes` nodes for one of them."""
     from .solver import TooBig
@@ -126,16 +129,15 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any], nodes
     return lines
 
 
-def _ranges(numbers):
-    out, start, prev = [], None, None
-    for n in numbers + [None]:
-        if start is not None and n == prev + 1:
-            prev = n
-            continue
-        if start is not None:
-            out.append("%d" % start if start == prev else "%d-%d" % (start, prev))
-        start = prev = n
-    return ", ".join(out)
+def _ranges(numbers: list[int]) -> str:
+    """'1-6, 9' for [1, 2, 3, 4, 5, 6, 9]."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs)
 
 
 LEGEND = ("How to read it: one row per move, values exact (perfect play by both seats from "

@@ -71,15 +71,17 @@ def _run_exact(args: argparse.Namespace) -> int:
             raise BoardError("The board answered 'state' without a state; is its firmware older "
                              "than this tool?")
         answer, sentence = exact.hint_lines(state, args.exact_nodes)
-        board = None if answer else ask(client)
-    if args.json:
-        out = dict(answer) if answer else {"seat": board["seat"], "pit": board["pit"],
-                                             "exact": None, "why": sentence}
-        if answer:
-            out["moves"] = {str(p): v for p, v in answer["moves"].items()}
-        print(json.dumps(out, sort_keys=True))
-    elif answer:
-        print(sentence)
+        if answer is None:
+            board = ask(client)
+    if answer is not None:
+        if args.json:
+            out = dict(answer, moves={str(p): v for p, v in answer["moves"].items()})
+            print(json.dumps(out, sort_keys=True))
+        else:
+            print(sentence)
+    elif args.json:
+        print(json.dumps({"seat": board["seat"], "pit": board["pit"], "exact": None,
+                          "why": sentence}, sort_keys=True))
     else:
         print("%s The board's CPU suggests pit %d for seat %d instead." % (
             sentence, board["pit"], board["seat"]))

@@ -33,12 +33,13 @@ class ExactFeed:
             self._cond.notify()
 
     def _run(self) -> None:
-        done = None
+        done: str | None = None
         while True:
             with self._cond:
                 while self._latest == done:
                     self._cond.wait()
                 key = self._latest
+            assert key is not None  # the wait above ends only on a state
             done = key
             value = self.value(json.loads(key))
             with self._cond:

@@ -85,7 +85,7 @@ class Exact:
             try:
                 return self._solver.value(pits, max_nodes or 0)
             except BudgetExceeded:
-                raise TooBig("the exact value needs more than %d nodes of search" % max_nodes)
+                raise TooBig("the exact value needs more than %d nodes of search" % (max_nodes or 0))
 
     def pits_moves(self, pits: tuple[int, ...], max_nodes: int | None = None) -> dict[int, int]:
         """{pit: value} of each legal pit, for the side to move, in a position given by its

@@ -33,6 +33,7 @@ import os
 import struct
 import sys
 from math import comb
+from typing import Sequence
 
 from ._kalah import Solver
 
@@ -46,7 +47,7 @@ HEADER = 16
 PRESETS = {"kalah": (False, True), "kalah-empty-capture": (True, False)}
 
 
-def rank(pits) -> int:
+def rank(pits: Sequence[int]) -> int:
     r = b = 0
     for i, c in enumerate(pits):
         b += c
@@ -74,7 +75,7 @@ def build(always: bool, wipeout: bool, stones: int = STONES) -> bytes:
     return head + bytes(body)
 
 
-def value(table: bytes, pits) -> int:
+def value(table: bytes, pits: Sequence[int]) -> int:
     """A position's value read back from a file's bytes, as the board would read it."""
     s = sum(pits)
     r = rank(pits)
@@ -82,7 +83,7 @@ def value(table: bytes, pits) -> int:
     return 2 * nibble - s
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="write the board's endgame tables")
     p.add_argument("--out", default=os.path.join("build", "tables"))
     p.add_argument("--stones", type=int, default=STONES, help="most stones in play (1-15)")
