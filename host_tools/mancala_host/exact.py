@@ -8,7 +8,7 @@ drawn or lost, a drawn game lost.
 
 Each position's search is bounded by a node budget (--exact-nodes); a position that needs
 more is left without a value and counted in one sentence, so an analysis never spins. The
-start of Kalah(6,4) needs about a minute a move on the host machine (docs/host-tool.md §13),
+start of Kalah(6,4) needs about a minute a move on the host machine (docs/host-tool.md §14),
 so a whole game's first moves are usually left out at the default budget. Basic has no exact
 solver: analyze and hint say so in one sentence and answer with the heuristic search.
 """

@@ -6,7 +6,7 @@ STONES stones in play, from the side to move, 4 bits a position; one file per ru
 The values come from the exact solver (its endgame table filled in full), so the files are
 the same bytes on every machine; tests/test_solver_tables.py checks their SHA-256.
 
-File format (docs/host-tool.md §14), little-endian:
+File format (docs/host-tool.md §15), little-endian:
 
     offset  size  field
     0       4     magic b"MKET" (Mancala Kalah Endgame Table)
@@ -39,7 +39,7 @@ from ._kalah import Solver
 
 PITS = 6
 # 10 stones: 646,646 positions, 323,339 bytes a file; both presets take 632 KiB of the
-# board's 1408 KiB filesystem (docs/host-tool.md §14). 11 stones would take 1.29 MiB.
+# board's 1408 KiB filesystem (docs/host-tool.md §15). 11 stones would take 1.29 MiB.
 STONES = 10
 MAGIC = b"MKET"
 VERSION = 1
