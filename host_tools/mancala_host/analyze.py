@@ -361,10 +361,8 @@ def _skipped_sentence(path, skipped):
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "exact", False):
-        from . import exact
-        args.exact = False  # Basic games come back here for the heuristic analysis
-        return exact.run_analyze(args)
+    """analyze without --exact (the command line sends --exact to exact.run_analyze, which
+    comes back here for Basic games)."""
     if args.nodes < 1 or args.budget_ms < 1:
         raise BoardError("--nodes and --budget-ms must be at least 1.")
     as_json = getattr(args, "json", False) or getattr(args, "json_out", False)

@@ -177,7 +177,14 @@ def _a_export(p):
     p.add_argument("--out", help="write here instead of to stdout")
 
 
-@command("analyze", _module_command("analyze"), "each move of logged games against a deeper CPU search")
+def _run_analyze(args: argparse.Namespace) -> int:
+    """analyze, or analyze --exact (exact.py, which uses analyze's parts: one way)."""
+    if getattr(args, "exact", False):
+        return _module_command("exact", "run_analyze")(args)
+    return _module_command("analyze")(args)
+
+
+@command("analyze", _run_analyze, "each move of logged games against a deeper CPU search")
 def _a_analyze(p):
     from . import analyze
 

@@ -161,6 +161,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not kalah:
         print("The exact solver covers Kalah only; these games are analysed with the heuristic "
               "search instead.", file=sys.stderr)
+        args.exact = False
         return analyze.run(args)
     if len(kalah) < len(chosen):
         print("The exact solver covers Kalah only: %d Basic game(s) left out (analyze them "
