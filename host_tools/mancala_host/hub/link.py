@@ -75,7 +75,7 @@ class BoardLink(threading.Thread):
         self.seq = 0
         self.record: Any = None
         self.before: dict[str, Any] | None = None
-        self.event_time = 0.0        # time.time() when the last game event was read
+        self.event_time = 0.0        # time.time() when the last game event was taken in
 
     # -- what the page sees ---------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -219,6 +219,7 @@ class BoardLink(threading.Thread):
         self.room.board_state(self, answer)
 
     def _event(self, ev: dict[str, Any]) -> None:
+        read = time.time()   # the page's latency is counted from here (tile()'s t_event)
         name = ev.get("event")
         self.tracker.on_event(ev)
         text = commentary(ev) if name not in ("log", "config") else None
@@ -236,7 +237,7 @@ class BoardLink(threading.Thread):
         if isinstance(ev.get("state"), dict):
             self.state = ev["state"]
         if name in ("move", "resign", "undo", "new_game", "game_over", "config"):
-            self.event_time = time.time()
+            self.event_time = read
             self.seq += 1
             self.changed()
         if name == "new_game":

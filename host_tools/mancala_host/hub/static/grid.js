@@ -1,10 +1,11 @@
 // The class grid's script (served inline by hub/server.py). Tiles follow /events; a click on
-// a tile opens that board's projector page. Test hooks: each tile has data-key and
-// data-status; each count has data-seat with data-pit (1..N) or data-store;
-// window.hubLatency lists, for every move shown, the seconds from the hub reading the event
-// to the tile drawn.
+// a tile opens that board's projector page; with the controls open, each tile has a field for
+// its board's label (Enter keeps it on the board). Test hooks: each tile has data-key and
+// data-status; each count has data-seat with data-pit (1..N) or data-store; window.hubLatency
+// gets, for every game event drawn, the seconds from the hub reading the event to the frame
+// that drew its tile (a reader takes the entries out as they come: hubLatency.splice(0)).
 "use strict";
-const tiles = {};            // key -> {el, tile}
+const tiles = {};            // key -> {el, tile, its parts, cells}
 let colours = ["#2e7dff", "#ff8c1a", "#2ecc71", "#e84393"];
 let standings = null;
 window.hubLatency = [];
@@ -46,47 +47,97 @@ function fitCounts(el) {
 }
 
 // ------------------------------------------------------------------ one tile
-function draw(t) {
-  let entry = tiles[t.key];
-  const fresh = !entry;
-  if (fresh) {
-    const el = h("div", "tile");
-    el.dataset.key = t.key;
-    el.addEventListener("click", (e) => {
-      if (e.target.classList.contains("pick")) return;
-      window.location.href = "/board/" + encodeURIComponent(t.key) + "/";
-    });
-    entry = tiles[t.key] = {el: el, tile: null};
-    document.getElementById("grid").appendChild(el);
-    sortTiles();
+// A tile is built once (and again only when its board's shape changes: players or pits);
+// each change after that sets the counts and texts in place. Changes are drawn at most once
+// an animation frame: a board that moves twice in one frame is drawn once, at its newest.
+const pending = new Map();   // key -> the newest tile not drawn yet
+const arrived = [];          // [t_event, ...] of the game events not drawn yet
+let frame = 0;
+
+function draw(t, snapshot) {
+  const entry = tiles[t.key];
+  const last = pending.get(t.key) || (entry && entry.tile);
+  // a new game event; a snapshot's tiles (on opening, or after a reconnect) carry old ones
+  if (!snapshot && t.t_event && (!last || t.t_event !== last.t_event)) arrived.push(t.t_event);
+  pending.set(t.key, t);
+  if (!frame) frame = requestAnimationFrame(flush);
+}
+
+function flush() {
+  frame = 0;
+  let added = false, relabelled = false;
+  for (const t of pending.values()) {
+    const entry = tiles[t.key];
+    if (!entry) added = true;
+    else if (entry.tile.label !== t.label) relabelled = true;
+    render(t);
   }
-  const old = entry.tile;
+  pending.clear();
+  const now = Date.now() / 1000;
+  for (const t0 of arrived) window.hubLatency.push(now - t0);
+  arrived.length = 0;
+  if (added || relabelled) sortTiles();
+  if (added) layout();
+  summary();
+}
+
+function build(t) {
+  const el = h("div", "tile");
+  el.dataset.key = t.key;
+  el.addEventListener("click", (e) => {
+    if (e.target.closest(".pick, .label")) return;
+    window.location.href = "/board/" + encodeURIComponent(t.key) + "/";
+  });
+  const head = h("div", "head");
+  const name = h("span", "name");
+  const pick = h("input", "pick");
+  pick.type = "checkbox";
+  const text = h("span", "label-text");
+  const label = h("input", "label");
+  label.type = "text"; label.maxLength = 24; label.placeholder = "label";
+  label.title = "The board's label: Enter keeps it on the board";
+  label.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { label.blur(); post("/api/label", {board: t.key, label: label.value.trim()}); }
+    else if (e.key === "Escape") { label.value = tiles[t.key].tile.label; label.blur(); }
+  });
+  name.append(pick, text, label);
+  const status = h("span", "status");
+  head.append(name, status);
+  const board = h("div", "board");
+  const foot = h("div", "foot");
+  el.append(head, board, foot);
+  document.getElementById("grid").appendChild(el);
+  return {el: el, tile: null, text: text, label: label, status: status, board: board, foot: foot,
+          shape: "", cells: []};
+}
+
+function render(t) {
+  const entry = tiles[t.key] || (tiles[t.key] = build(t));
   entry.tile = t;
   const el = entry.el;
   el.dataset.status = t.status;
   el.className = "tile " + t.status + (t.paused ? " paused" : "");
-  const picked = el.querySelector(".pick") && el.querySelector(".pick").checked;
-  el.innerHTML = "";
-  const head = h("div", "head");
-  const name = h("span", "name");
-  const pick = h("input", "pick");
-  pick.type = "checkbox"; pick.checked = !!picked;
-  name.appendChild(pick);
-  name.appendChild(document.createTextNode(" " + (t.label || t.port)));
-  head.appendChild(name);
-  let status = t.status === "live" ? (t.paused ? "paused" : t.locked ? "locked" : "live")
+  entry.text.textContent = t.label || t.port;
+  if (document.activeElement !== entry.label) entry.label.value = t.label;
+  entry.status.textContent = t.status === "live" ? (t.paused ? "paused" : t.locked ? "locked" : "live")
     : t.status === "held" ? "port held by another program"
     : t.status === "offline" ? "off line since " + when(t.last_seen) : t.status;
-  head.appendChild(h("span", "status", status));
-  el.appendChild(head);
-  el.appendChild(boardOf(t));
-  const foot = h("div", "foot");
-  if (t.problem) { foot.classList.add("problem"); foot.textContent = t.problem; }
-  else foot.textContent = footText(t);
-  el.appendChild(foot);
-  fitCounts(el);
-  if (old && t.seq !== old.seq && t.t_event) window.hubLatency.push(Date.now() / 1000 - t.t_event);
-  if (fresh) layout();
+  entry.foot.classList.toggle("problem", !!t.problem);
+  entry.foot.textContent = t.problem || footText(t);
+  const st = t.state;
+  const shape = st ? st.pits.length + "x" + st.pits[0].length : "";
+  if (shape !== entry.shape) {
+    entry.shape = shape;
+    buildBoard(entry, st);
+    fitCounts(entry.el);
+  }
+  if (st) {
+    for (const c of entry.cells) {
+      const count = String(c.pit === 0 ? st.stores[c.seat] : st.pits[c.seat][c.pit - 1]);
+      if (c.el.textContent !== count) c.el.textContent = count;
+      c.el.classList.toggle("turn", !st.over && st.turn === c.seat);
+    }
+  }
 }
 
 function seatName(t, s) {
@@ -105,38 +156,38 @@ function footText(t) {
   return seatName(t, st.turn) + " to move · " + t.title;
 }
 
-function boardOf(t) {
-  const b = h("div", "board");
-  const st = t.state;
-  if (!st) return b;
+function buildBoard(entry, st) {
+  const b = entry.board;
+  b.textContent = "";
+  entry.cells = [];
+  if (!st) return;
   const P = st.pits.length, N = st.pits[0].length;
-  const cell = (seat, pit, count, col, row, span) => {
-    const c = h("div", "cell" + (pit === 0 ? " store" : ""), String(count));
+  const cell = (seat, pit, col, row, span) => {
+    const c = h("div", "cell" + (pit === 0 ? " store" : ""));
     c.style.setProperty("--c", colours[seat % colours.length]);
     c.dataset.seat = seat;
     if (pit === 0) c.dataset.store = ""; else c.dataset.pit = pit;
-    if (!st.over && st.turn === seat) c.classList.add("turn");
     c.style.gridColumn = col; c.style.gridRow = span ? row + " / span " + span : row;
     b.appendChild(c);
+    entry.cells.push({el: c, seat: seat, pit: pit});
   };
   if (P === 2) {     // as the board lies: seat 1 along the top, right to left; stores at the ends
     b.style.gridTemplateColumns = "repeat(" + (N + 2) + ", minmax(0, 1fr))";
     b.style.gridTemplateRows = "repeat(2, minmax(0, 1fr))";
-    cell(1, 0, st.stores[1], 1, 1, 2);
+    cell(1, 0, 1, 1, 2);
     for (let p = 1; p <= N; p++) {
-      cell(1, p, st.pits[1][p - 1], N + 2 - p, 1);
-      cell(0, p, st.pits[0][p - 1], p + 1, 2);
+      cell(1, p, N + 2 - p, 1);
+      cell(0, p, p + 1, 2);
     }
-    cell(0, 0, st.stores[0], N + 2, 1, 2);
+    cell(0, 0, N + 2, 1, 2);
   } else {           // one row a seat: its pits in sowing order, then its store
     b.style.gridTemplateColumns = "repeat(" + (N + 1) + ", minmax(0, 1fr))";
     b.style.gridTemplateRows = "repeat(" + P + ", minmax(0, 1fr))";
     for (let s = 0; s < P; s++) {
-      for (let p = 1; p <= N; p++) cell(s, p, st.pits[s][p - 1], p, s + 1);
-      cell(s, 0, st.stores[s], N + 1, s + 1);
+      for (let p = 1; p <= N; p++) cell(s, p, p, s + 1);
+      cell(s, 0, N + 1, s + 1);
     }
   }
-  return b;
 }
 
 function sortTiles() {
@@ -228,11 +279,10 @@ source.onmessage = (m) => {
   const d = JSON.parse(m.data);
   if (d.snapshot) {
     if (d.snapshot.colours) colours = d.snapshot.colours;
-    d.snapshot.tiles.forEach(draw);
+    d.snapshot.tiles.forEach(t => draw(t, true));
     drawStandings(d.snapshot.standings);
   }
   if (d.tile) draw(d.tile);
   if ("standings" in d) drawStandings(d.standings);
-  summary();
   document.body.dataset.ready = "1";
 };
