@@ -53,8 +53,8 @@ class Streams:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.grid: set[asyncio.Queue[str]] = set()
-        self.boards: dict[str, set[asyncio.Queue[str]]] = {}
+        self.grid: set[asyncio.Queue[str | None]] = set()
+        self.boards: dict[str, set[asyncio.Queue[str | None]]] = {}
 
     def push(self, room: Room, key: str, tile: dict[str, Any]) -> None:
         """From any thread."""
@@ -86,10 +86,17 @@ def make_app(room: Room) -> web.Application:
         room.on_change = lambda key, tile: streams.push(room, key, tile)
         room.start()
 
+    async def on_shutdown(app):
+        # an open page (a browser left on the grid) must not hold up the stop: end its stream
+        streams = app["streams"]
+        for q in set(streams.grid).union(*streams.boards.values()):
+            q.put_nowait(None)
+
     async def on_cleanup(app):
         await asyncio.get_running_loop().run_in_executor(None, room.close)
 
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
 
     def html(text):
@@ -109,17 +116,20 @@ def make_app(room: Room) -> web.Application:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-store"})
         await resp.prepare(request)
-        q: asyncio.Queue[str] = asyncio.Queue()
+        q: asyncio.Queue[str | None] = asyncio.Queue()
         queues.add(q)
         try:
             await resp.write(("data: %s\n\n" % first).encode())
             while True:
                 try:
                     data = await asyncio.wait_for(q.get(), 15)
-                    await resp.write(("data: %s\n\n" % data).encode())
                 except asyncio.TimeoutError:
                     await resp.write(b": keep-alive\n\n")
-        except (ConnectionResetError, asyncio.CancelledError):
+                    continue
+                if data is None:   # the hub is stopping
+                    break
+                await resp.write(("data: %s\n\n" % data).encode())
+        except ConnectionResetError:
             pass
         finally:
             queues.discard(q)
