@@ -99,14 +99,15 @@ class Sim:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def touch(self, seat, pit, players=2, pits=6):
-        """Tap the pad of a seat's pit, as a finger would."""
+    def touch(self, seat, pit, players=2, pits=6, hold_s=0.15):
+        """Tap the pad of a seat's pit (pit 0: its store), as a finger would; hold_s 1 or
+        more is a long press."""
         from mancala_host.bringup import firmware_profile  # not the stdlib's `profile`
 
         board_profile = firmware_profile()
         seating = board_profile.seating(board_profile.check(self.profile), players, pits)
         pad = self.profile["positions"][seating.position(seat, pit)]["pad"]
-        self.taps.tap(int(str(pad["chip"]), 16), pad["electrode"], hold_s=0.15)
+        self.taps.tap(int(str(pad["chip"]), 16), pad["electrode"], hold_s=hold_s)
 
 
 @pytest.fixture

@@ -1,17 +1,20 @@
 """`mancala-board class` on 6 virtual boards (unix port, each on its own pty, real pyserial):
 every tile follows its board, one setting reaches all, a round robin with CPU seats plays out
-and its standings match the games, a board killed and restarted mid-game comes back with its
-game logged once, and a port held by another program marks its own tile only."""
+and its standings match the games, a change made on a locked board's own menu is put back, a
+board killed and restarted mid-game comes back with its game logged once (the hub stopping
+with a page open), and a port held by
+another program marks its own tile only."""
 import glob
 import json
 import os
 import subprocess
+import urllib.request
 
 import pytest
 
 from mancala import Game
 from hubsim import get, post, start_boards, start_hub, stop_hub, tiles, wait_tiles
-from waits import wait_for
+from waits import HANG_S, wait_for
 
 N = 6
 
@@ -119,6 +122,25 @@ def test_a_round_robin_with_cpu_seats_plays_out_and_the_standings_match(room):
     assert set(firsts) <= {2, 3}  # seat 0 rotates
 
 
+def test_a_change_made_on_a_locked_board_is_put_back(room):
+    boards, url, _, _ = room
+    b = boards[3]
+    humans = [{"kind": "human"}] * 2
+    _all_ok(post(url, "settings", boards=[b.key], seats=humans))
+    _all_ok(post(url, "start", boards=[b.key]))
+    _all_ok(post(url, "lock", boards=[b.key]))
+    assert tiles(url)[b.key]["locked"]
+    # on the board's own menu (hold the store, then pit 5) seat 0 goes to the CPU ...
+    b.touch(0, 0, hold_s=1.3)
+    b.touch(0, 5)
+    # ... and the hub puts the locked seats back, saying so on the tile
+    t = wait_tiles(url, "the seats put back", lambda t: t[b.key]["problem"].startswith("Locked")
+                   and [s["kind"] for s in t[b.key]["seats"]] == ["human", "human"])
+    assert t[b.key]["problem"] == "Locked: the change made on the board was put back."
+    _all_ok(post(url, "unlock", boards=[b.key]))
+    assert not tiles(url)[b.key]["locked"]
+
+
 def _logged(folder, key):
     path = os.path.join(str(folder), "board-%s.jsonl" % key)
     if not os.path.exists(path):
@@ -151,7 +173,10 @@ def test_a_board_killed_and_restarted_mid_game_comes_back_with_its_game_logged_o
     b.touch(seat, pit)
     want = game.to_dict()
     wait_tiles(url, "a move after the restart", lambda t: t[b.key]["state"] == want)
-    stop_hub(hub)  # the hub writes the game under way, once, unfinished
+    # a page still open on the grid does not hold up the stop
+    with urllib.request.urlopen(url + "events", timeout=HANG_S) as stream:
+        assert stream.readline().startswith(b"data: ")
+        stop_hub(hub)  # the hub writes the game under way, once, unfinished
     after = _logged(folder, b.key)[before:]
     assert len(after) == 1, after
     assert after[0]["unfinished"] is True and len(after[0]["moves"]) == 4

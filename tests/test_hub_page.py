@@ -112,3 +112,44 @@ def test_twelve_tiles_fit_the_screen_and_every_count_is_readable(room, tmp_path,
         assert "table 1" in driver.find_element("id", "title").text
     finally:
         driver.quit()
+
+
+def test_a_board_is_labelled_from_its_tile(room, tmp_path):
+    boards, url = room
+    b = boards[0]
+    driver = chromium(str(tmp_path / "chromium"), 1280, 720)
+    field = '.tile[data-key="%s"] .label' % b.key
+
+    def relabel(text):
+        box = driver.find_element("css selector", field)
+        box.click()          # the field, not the tile: the grid stays
+        box.clear()
+        box.send_keys(text + "\n")
+
+    try:
+        driver.get(url)
+        wait_for("the grid", lambda: driver.execute_script(
+            "return document.body.dataset.ready && document.querySelectorAll('.tile').length") == N)
+        assert not driver.find_element("css selector", field).is_displayed()
+        driver.find_element("id", "show-controls").click()
+        assert driver.find_element("css selector", field).get_attribute("value") == "table 1"
+        relabel("front desk")
+        # kept on the board: the hub's tile has it from the board's own config
+        wait_tiles(url, "the new label", lambda t: t[b.key]["label"] == "front desk")
+        assert driver.current_url == url
+        driver.find_element("id", "show-controls").click()
+        wait_for("the label on the tile", lambda: driver.execute_script(
+            "return document.querySelector('.tile[data-key=\"%s\"] .name').innerText" % b.key).strip()
+            == "front desk")
+        # a label the board refuses: its reason on the tile, the old label kept
+        driver.find_element("id", "show-controls").click()
+        relabel("t\u00e4ble 1")
+        t = wait_tiles(url, "the refusal on the tile", lambda t: "label" in t[b.key]["problem"])
+        assert t[b.key]["label"] == "front desk"
+        wait_for("the refusal shown", lambda: "label" in driver.find_element(
+            "css selector", '.tile[data-key="%s"] .foot' % b.key).text)
+        relabel("table 1")
+        t = wait_tiles(url, "the label back", lambda t: t[b.key]["label"] == "table 1")
+        assert t[b.key]["problem"] == ""
+    finally:
+        driver.quit()

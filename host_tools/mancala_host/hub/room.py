@@ -179,7 +179,13 @@ class Room:
             link.problem = "Locked: the change made on the board was put back."
 
     def label(self, key: str, text: str) -> str:
-        return self.each(self.chosen([key]), "set_config", lambda link: {"config": {"label": text}})[key]
+        """The board's label, kept on the board; "ok" clears a refusal the tile showed."""
+        link = self.chosen([key])[0]
+        result = self.each([link], "set_config", lambda link: {"config": {"label": text}})[key]
+        if result == "ok" and link.problem.startswith("Refused"):
+            link.problem = ""
+            self.changed(link)
+        return result
 
     # -- the tournament -------------------------------------------------------------------
     def start_tournament(self, tournament: Tournament) -> None:
