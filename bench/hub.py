@@ -16,7 +16,7 @@ Reports:
   moves as the board itself counts (asked directly once the hub has let go of the port) and
   the board's position. Anything else is a lost or a duplicated game, and the exit status is 1.
 
-    .venv/bin/python bench/hub.py --minutes 10 [--boards 15] [--level 1]
+    .venv/bin/python bench/hub.py --minutes 10 [--boards 15] [--level 1] [--board-nice 10]
 """
 import argparse
 import collections
@@ -135,10 +135,14 @@ def main(argv=None):
     p.add_argument("--minutes", type=float, default=10.0)
     p.add_argument("--boards", type=int, default=15)
     p.add_argument("--level", type=int, default=1, help="the CPU level of every seat")
-    p.add_argument("--board-nice", type=int, default=19,
-                   help="the virtual boards' nice value (default 19: in a class each board is a "
-                        "computer of its own, not a share of the laptop's cores; 0 to compete)")
+    p.add_argument("--board-nice", type=int, default=10,
+                   help="the virtual boards' nice value, also their sessions' autogroup nice "
+                        "(default 10: in a class each board is a computer of its own, not a "
+                        "share of the laptop's cores; 0: they compete with the hub as equals)")
+    p.add_argument("--quick", action="store_true", help="one minute (make bench BENCHFLAGS=--quick)")
     args = p.parse_args(argv)
+    if args.quick:
+        args.minutes = 1.0
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-hub-"))
     folder = tmp / "class"
     print("start: %s" % _uptime(), flush=True)
