@@ -229,9 +229,9 @@ def main(argv=None):
         played, logged = played + want, logged + got
         problems += ["%s: %s" % (b.key, w) for w in why]
         wrong += bool(why)
-        if why:   # what the hub said about the board's games (record's notes), for the reason
+        if why:   # what the hub said about the board's games lately (its last notes), for the reason
             problems += ["%s said: %s" % (b.key, n) for n in notes[b.key]
-                         if "lost" in n.lower() or "not recorded" in n or "moved on" in n]
+                         if not n.startswith(("Seat ", "Game ", "Recording a new game"))]
     lat.sort()
     print("boards %d (nice %d), %.1f min, CPU level %d, Kalah(6,4), no sowing animation"
           % (args.boards, args.board_nice, wall / 60, args.level))

@@ -1,12 +1,13 @@
 """`mancala-board class` on 6 virtual boards (unix port, each on its own pty, real pyserial):
 every tile follows its board, one setting reaches all, a round robin with CPU seats plays out
 and its standings match the games, a change made on a locked board's own menu is put back, a
-board killed and restarted mid-game comes back with its game logged once (the hub stopping
-with a page open), and a port held by
-another program marks its own tile only."""
+board slow to answer keeps its line, a board killed and restarted mid-game comes back with its
+game logged once (the hub stopping with a page open), and a port held by another program
+marks its own tile only."""
 import glob
 import json
 import os
+import signal
 import subprocess
 import urllib.request
 
@@ -139,6 +140,34 @@ def test_a_change_made_on_a_locked_board_is_put_back(room):
     assert t[b.key]["problem"] == "Locked: the change made on the board was put back."
     _all_ok(post(url, "unlock", boards=[b.key]))
     assert not tiles(url)[b.key]["locked"]
+
+
+def test_a_board_slow_to_answer_keeps_its_line(room):
+    boards, url, _, _ = room
+    b = boards[4]
+    _all_ok(post(url, "settings", boards=[b.key], seats=[{"kind": "human"}] * 2))
+    _all_ok(post(url, "start", boards=[b.key]))
+    game = Game.from_dict(wait_tiles(url, "a new game", lambda t: _fresh(t[b.key]["state"]))[b.key]["state"])
+    seat, pit = game.turn, game.legal_moves()[0]
+    game.play(pit)
+    b.touch(seat, pit)
+    want = game.to_dict()
+    opened = wait_tiles(url, "the move on the tile", lambda t: t[b.key]["state"] == want)[b.key]["opened"]
+    os.killpg(b.proc.pid, signal.SIGSTOP)   # the board stops answering, its port still open
+    try:
+        answer = post(url, "start", boards=[b.key])   # back once the hub's request times out
+    finally:
+        os.killpg(b.proc.pid, signal.SIGCONT)
+    assert "did not answer 'new_game'" in answer["results"][b.key], answer
+    # the board carries the request out late; its new game comes on the line the hub kept
+    # (closing it would lose the events sent meanwhile: the start of a game)
+    t = wait_tiles(url, "the late new game", lambda t: _fresh(t[b.key]["state"]))
+    assert t[b.key]["status"] == "live" and t[b.key]["opened"] == opened
+
+
+def _fresh(state):
+    """A game with no move yet."""
+    return not state["over"] and all(c == state["rules"]["seeds"] for row in state["pits"] for c in row)
 
 
 def _logged(folder, key):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import transport
 from ..client import Client
 from ..colours import seat_colours
-from ..errors import BoardError, BoardRefused
+from ..errors import BoardError, BoardRefused, PortLost
 from ..record import GameTracker
 from ..view import commentary, rules_label
 
@@ -73,6 +73,7 @@ class BoardLink(threading.Thread):
         self.dealt: Game | None = None  # the tournament game on this board
         self.dealt_started = False   # its new_game has been seen
         self.seq = 0
+        self.opened = 0              # how many times the line was opened (1 + reconnects)
         self.record: Any = None
         self.before: dict[str, Any] | None = None
         self.event_time = 0.0        # time.time() when the last game event was taken in
@@ -89,7 +90,7 @@ class BoardLink(threading.Thread):
                 "paused": self.config.get("paused") is True, "locked": self.locked is not None,
                 "players": list(dealt.names) if dealt is not None else None,
                 "title": rules_label(self.state["rules"]) if self.state else "",
-                "seq": self.seq, "t_event": self.event_time,
+                "seq": self.seq, "t_event": self.event_time, "opened": self.opened,
                 "games": self.tracker.written}
 
     def projector(self) -> dict[str, Any]:
@@ -156,7 +157,14 @@ class BoardLink(threading.Thread):
         except BaseException:
             client.close()
             raise
+        # the events that came before the state answer are in that state already: replayed
+        # after it, they would not fit the game (only a newer config is kept from them)
+        for ev in client.events:
+            if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
+                config = ev["config"]
+        client.events.clear()
         self.client, self.hello, self.config = client, client.hello_answer, config
+        self.opened += 1
         self.label = config.get("label") or ""
         self.tracker.take(client.hello_answer, config, answer)
         self.state = answer["state"]
@@ -169,14 +177,29 @@ class BoardLink(threading.Thread):
         client = self.client
         assert client is not None
         quiet = time.monotonic()
+        missed = 0
         while not self.stop.is_set():
             self._serve(client)
             ev = client.next_event(0.05)
             now = time.monotonic()
             if ev is None:
                 if now - quiet > HEARTBEAT_S:
-                    answer = client.request("state")
                     quiet = now
+                    try:
+                        answer = client.request("state")
+                    except PortLost:
+                        raise
+                    except BoardError:
+                        # a slow board keeps its line (closing it would lose its events);
+                        # one that misses two heartbeats in a row is taken for gone
+                        missed += 1
+                        if missed >= 2:
+                            raise
+                        continue
+                    missed = 0
+                    # the events that came before the answer are older than its state
+                    while client.events:
+                        self._event(client.events.popleft())
                     self._beat(answer)
                 continue
             quiet = now
@@ -196,9 +219,16 @@ class BoardLink(threading.Thread):
                 fut.set_exception(exc)
                 self.changed()
                 continue
-            except BoardError as exc:
+            except PortLost as exc:
                 fut.set_exception(exc)
                 raise
+            except BoardError as exc:
+                # no answer in time (or a garbled one): the request fails, the line stays
+                # open, so the board's events (the game it may be playing) keep coming
+                self.problem = str(exc)
+                fut.set_exception(exc)
+                self.changed()
+                continue
             fut.set_result(answer)
             # the events the request caused came before its answer: take them in now
             while client.events:
