@@ -408,7 +408,10 @@ print("not reached")
 
 
 def _fault_lines(c):
-    return [line for line in c.stderr_text().splitlines() if "HardFault" in line]
+    """The harness's lines from the first HardFault on: the fault, then the lock-up."""
+    said = c.stderr_text().splitlines()
+    first = [i for i, line in enumerate(said) if "HardFault: " in line][:1]
+    return said[first[0]:first[0] + 2] if first else []
 
 
 @needs_emulator
@@ -416,13 +419,15 @@ def test_a_fault_with_no_watchdog_is_one_line_and_the_board_is_dead(chip):
     c = chip(BAD_ADDRESS_MAIN)
     assert c.line("reading") == ["reading"]
     assert c.proc.wait(timeout=TIMEOUT) == 3  # the harness's DEAD
-    (line,) = _fault_lines(c)
+    fault, lockup = _fault_lines(c)
     assert re.fullmatch(r"emulated Pico: HardFault: read of 0x30000000 where no device answers, "
-                        r"at PC 0x1[0-9a-f]{7}; the core locked up, and no watchdog is running: "
-                        r"the board is dead", line), line
+                        r"at PC 0x1[0-9a-f]{7}", fault), fault
+    assert lockup == ("emulated Pico: the core locked up in the HardFault handler, and no "
+                      "watchdog is running: the board is dead")
     assert "not reached" not in c.stderr_text()
-    faults = [t for t in trace_lines(c.trace) if t["kind"] == "fault"]
-    assert [t["line"] for t in faults] == [line[len("emulated Pico: "):].split(", and no")[0]]
+    kinds = [(t["kind"], t["line"]) for t in trace_lines(c.trace) if t["kind"] in ("fault", "lockup")]
+    assert kinds == [("fault", fault[len("emulated Pico: "):]),
+                     ("lockup", "the core locked up in the HardFault handler")]
 
 
 @needs_emulator
@@ -432,9 +437,11 @@ def test_a_fault_with_the_watchdog_running_is_reset_by_it(chip):
     assert c.line("aligned") == ["aligned", "True"]  # an aligned word loads as on the chip
     assert c.line("boot") == ["boot", "True"]        # the watchdog brought it back
     assert c.line("aligned") == ["aligned", "True"]
-    (line,) = _fault_lines(c)
+    fault, lockup = _fault_lines(c)
     assert re.fullmatch(r"emulated Pico: HardFault: unaligned 32-bit read of 0x20000002, at PC "
-                        r"0x2[0-9a-f]{7}; the core locked up; the watchdog will reset it", line), line
+                        r"0x2[0-9a-f]{7}", fault), fault
+    assert lockup == ("emulated Pico: the core locked up in the HardFault handler; the "
+                      "watchdog will reset it")
     assert "reset by watchdog" in c.stderr_text()
     assert c.proc.poll() is None
     assert [t["cause"] for t in trace_lines(c.trace) if t["kind"] == "reset"] == ["watchdog"]

@@ -55,7 +55,7 @@ export class Board {
    * irqPin (the MPR121s' IRQ line) or null,
    * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
    * onSerial(bytes), onTaken(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text),
-   * cuts (PowerCuts, or none).
+   * cuts (PowerCuts, or none), onHardFault(line) (each HardFault the core takes).
    */
   constructor(opts) {
     const mcu = new RP2040();
@@ -65,7 +65,7 @@ export class Board {
     mcu.loadBootrom(opts.bootrom);
     opts.flash.loadInto(mcu);
     modelI2CResets(mcu);
-    this.faults = new FaultModel(mcu);
+    this.faults = new FaultModel(mcu, opts.onHardFault);
     this.mcu = mcu;
     this.clock = clock;
     this.halted = null; // why this power-up ended: {reason} of a reset

@@ -10,7 +10,9 @@
 //   handler is a BKPT);
 // - a fault while the core is in the HardFault or NMI handler (or while it stacks for one)
 //   locks the core up: it executes nothing more, while the timers, DMA, PIO and the watchdog
-//   go on. Only the watchdog brings it back, as on a Pico.
+//   go on. Only the watchdog brings it back, as on a Pico. (MicroPython keeps pico-sdk's
+//   HardFault handler, a BKPT, so there a fault ends in a lock-up; CircuitPython's handler
+//   resets the chip into its safe mode instead.)
 const EXC_NMI = 2;
 const EXC_HARDFAULT = 3;
 
@@ -54,9 +56,10 @@ function checked(access, width, what) {
  * take(fault, pc) when an instruction throws a Fault, and reads lockedUp.
  */
 export class FaultModel {
-  constructor(mcu) {
+  constructor(mcu, onHardFault) {
     const core = mcu.core;
     this.core = core;
+    this.onHardFault = onHardFault || (() => {}); // (line): each HardFault the core takes
     this.lockedUp = null; // {fault, pc}: the first fault, once the core has locked up
     this.first = null;    // {fault, pc} of the fault that took the HardFault
     core.readUint32 = checked((a) => mcu.readUint32(a), 4, 'read');
@@ -81,6 +84,7 @@ export class FaultModel {
     if (!this.first) {
       this.first = { fault, pc };
     }
+    this.onHardFault(`HardFault: ${fault.describe(pc)}`);
     core.PC = pc; // the faulting instruction's address is the one stacked
     try {
       core.exceptionEntry(EXC_HARDFAULT);
@@ -102,5 +106,10 @@ export class FaultModel {
   describe() {
     const { fault, pc } = this.lockedUp;
     return `HardFault: ${fault.describe(pc)}; the core locked up`;
+  }
+
+  /** The lock-up's cause was a HardFault already reported (onHardFault). */
+  get reported() {
+    return this.first !== null;
   }
 }

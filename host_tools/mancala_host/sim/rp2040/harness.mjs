@@ -10,9 +10,9 @@
 // arms power cuts inside flash operations (flash.mjs, PowerCuts): after each, the chip powers
 // up again on the flash as the cut left it.
 //
-// A fault the chip takes (faults.mjs) that locks the core up is one line on stderr naming the
-// fault, its address and the PC. With the watchdog running the harness goes on until it
-// resets the chip; with none, the board is dead and the harness exits with code 3 (DEAD).
+// A HardFault the chip takes (faults.mjs) is one line on stderr naming the fault, its address
+// and the PC; a lock-up after it is one more. With the watchdog running the harness goes on
+// until it resets the chip; with none, the board is dead and the harness exits with code 3.
 //
 // Time is the emulated clock's only. --pace realtime (the default) never lets it run ahead
 // of the host's clock, so a finger held for 0.1 s on the host is held at most 0.1 emulated s:
@@ -118,6 +118,25 @@ function main() {
     }
   };
 
+  // Each HardFault the core takes is a line (the firmware's handler then runs: MicroPython's
+  // locks up, CircuitPython's resets into safe mode); a lock-up is one more, saying what
+  // becomes of the board, with the fault when none was reported before it.
+  const hardFault = (line) => {
+    trace.write(board ? board.clock.nanos : 0, 'fault', { line });
+    log(line);
+  };
+  const lockedUp = (b) => {
+    const what = b.faults.reported ? 'the core locked up in the HardFault handler'
+      : b.faults.describe();
+    trace.write(b.clock.nanos, 'lockup', { line: what });
+    if (b.watchdogRunning) {
+      log(`${what}; the watchdog will reset it`);
+    } else {
+      log(`${what}, and no watchdog is running: the board is dead`);
+      process.exit(DEAD);
+    }
+  };
+
   const powerUp = (startNanos, reset) => {
     cuts.powerUp();
     return new Board({
@@ -125,20 +144,10 @@ function main() {
       bootrom, flash, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
       wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
       scratch: reset ? reset.scratch : null, onSerial, onTaken: (bytes) => inLines.push(bytes),
-      onFrame, log,
+      onFrame, log, onHardFault: hardFault,
     });
   };
   board = powerUp(0, null);
-
-  const lockedUp = (b) => {
-    trace.write(b.clock.nanos, 'fault', { line: b.faults.describe() });
-    if (b.watchdogRunning) {
-      log(`${b.faults.describe()}; the watchdog will reset it`);
-    } else {
-      log(`${b.faults.describe()}, and no watchdog is running: the board is dead`);
-      process.exit(DEAD);
-    }
-  };
 
   let hostAnchor = process.hrtime.bigint();
   let emuAnchor = 0;

@@ -1,7 +1,7 @@
 // --trace FILE: JSON lines with the emulated time in microseconds, for latency measured from
 // outside the firmware. Kinds written here: "frame" (a latched LED frame), "serial_in" and
-// "serial_out" (a whole line on the USB serial line), "reset". The device process writes
-// "pad" lines (the MPR121 model's finger changes) to the same file.
+// "serial_out" (a whole line on the USB serial line), "reset", "fault" and "lockup". The
+// device process writes "pad" lines (the MPR121 model's finger changes) to the same file.
 import fs from 'node:fs';
 
 export class Trace {
