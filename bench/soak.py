@@ -127,13 +127,13 @@ def soak(way, profile, games, level, out):
 
 def verdict(way, results):
     """The sentences that say what failed; empty when the soak passed."""
-    key = "search_free" if results[0]["search_free"] is not None else "min_free"
+    key = "search_free" if all(r["search_free"] is not None for r in results) else "min_free"
     first, last = results[0][key], results[-1][key]
     failed = []
     if last < first - DRIFT:
         failed.append("the last game's lowest %s (%d) is %d bytes below the first's (%d)"
                       % (key, last, first - last, first))
-    budget_key = "search_free" if way == "circuitpython" else "min_free"
+    budget_key = "search_free" if way == "circuitpython" and key == "search_free" else "min_free"
     low = min(r[budget_key] for r in results)
     if low < BUDGET[way]:
         failed.append("the lowest %s (%d) is under the budget of %d" % (budget_key, low,
@@ -159,7 +159,8 @@ def main(argv=None):
         for profile in args.profile or (["duo", "quad"] if way == "circuitpython" else ["quad"]):
             results = soak(way, profile, args.games, args.level or STRONGEST[way], sys.stdout)
             said = verdict(way, results)
-            key = "search_free" if results[0]["search_free"] is not None else "min_free"
+            key = "search_free" if all(r["search_free"] is not None for r in results) \
+                else "min_free"
             print("%s %s: %d games, lowest %s first %d, last %d, least %d; min_free least %d; "
                   "longest think %d ms: %s" % (
                       way, profile, len(results), key, results[0][key], results[-1][key],
