@@ -60,7 +60,8 @@ def test_paused_is_true_or_false():
 
 
 def test_restore_keeps_a_good_label_and_drops_a_bad_one():
+    # a pause is never restored: a board left paused by a hub that went away boots playable
     c, problems = config.restore({"label": "table 3", "paused": True}, B)
-    assert (c["label"], c["paused"], problems) == ("table 3", True, [])
+    assert (c["label"], c["paused"], problems) == ("table 3", False, [])
     c, problems = config.restore({"label": "\x07bell", "rules": {"variant": "kalah"}}, B)
     assert c["label"] == "" and len(problems) == 1 and "label" in problems[0]

@@ -199,13 +199,16 @@ def _label(v):
 def restore(saved, board):
     """The config from a saved dict, key by key: a bad or missing key falls back to its
     default (and is named in the returned problems), so one bad value costs only itself. A
-    CPU seat saved above this edition's strongest level plays at that level (also named)."""
+    CPU seat saved above this edition's strongest level plays at that level (also named).
+    paused is never restored: the board boots unpaused."""
     config = defaults(board)
     problems = []  # type: list
     if not isinstance(saved, dict):
         return config, problems
     for k in KEYS:
-        if k in saved:
+        # A pause is the classroom hub's for the session: a board always boots playable, so
+        # one left paused by a hub that went away is not locked after a power cycle.
+        if k in saved and k != "paused":
             value = saved[k]
             capped = []  # type: list
             if k == "seats":
