@@ -126,6 +126,9 @@ class BoardLink(threading.Thread):
             try:
                 self._open()
             except BoardError as exc:
+                if self.client is not None:  # opened, then the room's deal failed: let go
+                    self.client.close()      # of the port, or every reopen finds it busy
+                    self.client = None
                 self._away(exc)
                 self.stop.wait(RETRY_S)
                 continue
@@ -140,6 +143,15 @@ class BoardLink(threading.Thread):
         self.tracker.close_unfinished()
 
     def _away(self, exc: BaseException) -> None:
+        # requests queued while the line was up fail now: sent after a reconnect, a new_game
+        # or set_config pressed during the blip would throw away the game the board resumed
+        while True:
+            try:
+                cmd, _, fut = self.requests.get_nowait()
+            except queue.Empty:
+                break
+            fut.set_exception(BoardError("%s went off line before %s was sent." % (
+                self.name_for_people(), cmd)))
         others = transport.holders(self.port) if os.path.exists(self.port) else []
         status, problem = ("held", "Another program has this port open (%s): close it."
                            % "; ".join(others)) if others else ("offline", str(exc))

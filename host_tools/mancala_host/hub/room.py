@@ -204,6 +204,8 @@ class Room:
         if t is None or link.status != "live" or link.dealt is not None:
             return
         with self.lock:
+            if link.dealt is not None:  # dealt meanwhile from another thread
+                return
             game = t.next_game(link.key)
             if game is None:
                 return
