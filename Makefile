@@ -70,7 +70,7 @@ $(RP2040_STAMP): $(RP2040_JS)/package-lock.json
 
 # build/firmware/mancala-board-<version>.uf2: MicroPython for the Pico with firmware/ frozen in.
 firmware: $(STAMP) toolchain
-	$(BIN)/python -m mancala_host.imagebuild --jobs $(JOBS) $(if $(MICROPYTHON_SRC),--source "$(MICROPYTHON_SRC)")
+	$(BIN)/python -m mancala_host.flashing.imagebuild --jobs $(JOBS) $(if $(MICROPYTHON_SRC),--source "$(MICROPYTHON_SRC)")
 
 # Debian's ARM toolchain for the image, installed once like the browser above.
 toolchain:

@@ -38,8 +38,9 @@ sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "host_tools"),
 from hubsim import get, post, start_boards, start_hub, stop_hub, wait_tiles  # noqa: E402
 from waits import wait_for  # noqa: E402
 from projector import chromium  # noqa: E402
-from mancala_host import gamelog, transport  # noqa: E402
-from mancala_host.client import Client  # noqa: E402
+from mancala_host.link import transport  # noqa: E402
+from mancala_host.logs import gamelog  # noqa: E402
+from mancala_host.link.client import Client  # noqa: E402
 
 POLL_S = 2.0
 

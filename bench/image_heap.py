@@ -32,14 +32,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 
-from mancala_host import imagebuild  # noqa: E402
+from mancala_host.flashing import imagebuild  # noqa: E402
 
 
 class Board:
     """The emulated Pico over --stdio: requests answered by id, events kept."""
 
     def __init__(self, way, flash):
-        argv = [sys.executable, "-m", "mancala_host.cli", "sim", "--target", "rp2040", "--stdio",
+        argv = [sys.executable, "-m", "mancala_host.commands.cli", "sim", "--target", "rp2040", "--stdio",
                 "--flash", flash, "--profile", "quad"]
         if way == "image":
             argv += ["--image", imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))]

@@ -55,7 +55,7 @@ BUDGET = {"image": MICROPYTHON_HEAP // 3, "deploy": MICROPYTHON_HEAP // 3,
 
 def image_of(way):
     if way == "image":
-        from mancala_host import imagebuild
+        from mancala_host.flashing import imagebuild
         path = imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))
         if not os.path.exists(path):
             raise SystemExit("%s is missing: run make firmware first" % path)

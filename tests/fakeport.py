@@ -23,7 +23,7 @@ for _p in (os.path.join(ROOT, "host_tools"), os.path.join(ROOT, "firmware", "lib
         sys.path.insert(0, _p)
 
 from mancala_host.errors import PortLost  # noqa: E402
-from mancala_host.transport import Transport  # noqa: E402
+from mancala_host.link.transport import Transport  # noqa: E402
 
 ANSWER = object()
 LOST = object()
@@ -99,7 +99,8 @@ class FakePort(Transport):
 
 def run(monkeypatch, capsys, port, argv):
     """mancala-board argv against port (via cli.main); (exit code, stdout, stderr)."""
-    from mancala_host import cli, session
+    from mancala_host.commands import cli
+    from mancala_host.link import session
     monkeypatch.setattr(session, "open_transport", lambda name: port)
     code = cli.main(["--timeout", "0.3"] + argv)
     out, err = capsys.readouterr()

@@ -13,7 +13,7 @@ import struct
 import pytest
 
 from conftest import ROOT
-from mancala_host import uf2
+from mancala_host.flashing import uf2
 
 MIRROR = os.environ.get("MANCALA_RP2_MIRROR") or os.path.join(ROOT, "build", "rp2")
 ARCHIVE = os.path.join(MIRROR, "micropython-1.28.0-rp2-src.tar.xz")
@@ -30,7 +30,7 @@ def mirror_file(path):
 def image():
     """The path of the image built from the current firmware. Test processes running side by
     side (make test's pytest-xdist) build it once: the others wait for the first."""
-    from mancala_host import imagebuild
+    from mancala_host.flashing import imagebuild
 
     mirror_file(ARCHIVE)
     folder = os.path.join(ROOT, "build", "firmware")

@@ -1,4 +1,4 @@
-"""`mancala-board profile check FILE` (host_tools/mancala_host/bringup.py): each
+"""`mancala-board profile check FILE` (host_tools/mancala_host/flashing/bringup.py): each
 fault a maker is likely to make, made in a copy of a shipped profile, gives exit 1 and one
 sentence naming the file and the place; the shipped profiles pass with a summary line."""
 import argparse
@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 import fakeport  # noqa: F401  puts host_tools on sys.path
 
-from mancala_host import bringup
+from mancala_host.flashing import bringup
 
 PROFILES = os.path.join(ROOT, "hardware", "profiles")
 

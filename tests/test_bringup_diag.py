@@ -1,4 +1,4 @@
-"""`mancala-board diag` (host_tools/mancala_host/bringup.py) against the real firmware
+"""`mancala-board diag` (host_tools/mancala_host/flashing/bringup.py) against the real firmware
 (firmware/main.py: the app with selftest.Bringup wired as `diag`) under the MicroPython unix
 port on the virtual hardware (sim fakes: MPR121 models on the fake I2C, WS2812 frames
 captured), started by tests/boardsim.Board. The scan names a missing chip, the walk's
@@ -15,10 +15,10 @@ import pytest
 import fakeport  # noqa: F401  puts host_tools on sys.path
 from boardsim import Board, PROFILES
 
-from mancala_host import bringup
-from mancala_host.client import Client
+from mancala_host.flashing import bringup
+from mancala_host.link.client import Client
 from mancala_host.errors import BoardError, PortLost
-from mancala_host.transport import Transport
+from mancala_host.link.transport import Transport
 from waits import HANG_S
 
 
@@ -113,7 +113,7 @@ def test_the_sim_models_only_the_profiles_chips(tmp_path, capsys):
     from test_host_sim import Sim
     sim = Sim(tmp_path).start()
     try:
-        from mancala_host import cli
+        from mancala_host.commands import cli
         assert cli.main(["--port", sim.link, "diag"]) == 0
     finally:
         sim.stop()

@@ -19,7 +19,7 @@ import pytest
 from boardsim import Board, read_back
 from conftest import ROOT
 
-from mancala_host import circuitpy
+from mancala_host.flashing import circuitpy
 from mancala_host.errors import BoardError
 from mancala_host.sim import circuitpy_flash, rp2040
 
@@ -600,7 +600,7 @@ def test_power_cuts_inside_nvm_writes_on_the_emulated_pico(tmp_path, monkeypatch
 
 # ------------------------------------------------------------------ deploy --circuitpython
 def test_deploy_circuitpython_copies_onto_the_drive_and_skips_unchanged_files(tmp_path, capsys):
-    from mancala_host import cli
+    from mancala_host.commands import cli
 
     drive = tmp_path / "CIRCUITPY"
     (drive / "lib").mkdir(parents=True)
@@ -628,7 +628,7 @@ def test_deploy_circuitpython_copies_onto_the_drive_and_skips_unchanged_files(tm
      "does not name CircuitPython"),
 ])
 def test_a_missing_or_wrong_drive_is_one_line(tmp_path, capsys, make, says):
-    from mancala_host import cli
+    from mancala_host.commands import cli
 
     drive = tmp_path / "drive"
     make(drive)
@@ -640,7 +640,7 @@ def test_a_missing_or_wrong_drive_is_one_line(tmp_path, capsys, make, says):
 
 
 def test_the_host_tool_finds_a_circuitpython_pico_by_its_usb_id():
-    from mancala_host import transport
+    from mancala_host.link import transport
 
     def port(device, vid, pid):
         return types.SimpleNamespace(device=device, vid=vid, pid=pid, description="n/a")

@@ -258,7 +258,7 @@ def test_the_drivers_freezing_manifest_freezes_every_driver_module_and_mpcompat(
 
 
 def test_the_stock_deploy_and_the_circuitpython_edition_copy_mpcompat():
-    from mancala_host import boardfiles, circuitpy
+    from mancala_host.flashing import boardfiles, circuitpy
 
     firmware = os.path.join(ROOT, "firmware")
     assert "lib/mpcompat/__init__.py" in [rel for _, rel in boardfiles.sources(firmware)]

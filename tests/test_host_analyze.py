@@ -9,7 +9,8 @@ import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
 import reference_player
 
 from mancala import Game, Rules
-from mancala_host import analyze, cli, gamelog
+from mancala_host.commands import cli
+from mancala_host.logs import analyze, gamelog
 
 NODES = ["--nodes", "2500", "--budget-ms", "60000"]
 

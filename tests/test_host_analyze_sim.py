@@ -12,9 +12,10 @@ import pytest
 
 import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
 import reference_player
-from mancala_host import cli, gamelog
-from mancala_host.record import GameTracker
-from mancala_host.session import open_client
+from mancala_host.commands import cli
+from mancala_host.logs import gamelog
+from mancala_host.logs.record import GameTracker
+from mancala_host.link.session import open_client
 from test_host_analyze import move_values
 from test_host_sim import Sim
 from waits import HANG_S

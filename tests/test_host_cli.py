@@ -10,7 +10,8 @@ import pytest
 
 from fakeport import ANSWER, CONFIG, HELLO, LOST, FakePort, board_script, one_sentence, run
 
-from mancala_host import cli, configkeys, session, transport
+from mancala_host.commands import cli, configkeys
+from mancala_host.link import session, transport
 from mancala_host.errors import BoardError
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT
 
-from mancala_host import colours, view
+from mancala_host.render import colours, view
 
 
 def _lin(c):
@@ -38,7 +38,7 @@ def test_watch_paints_each_seat_in_its_board_colour():
 
 def test_the_installed_tool_finds_the_palette_from_any_folder(tmp_path):
     python = os.path.join(ROOT, ".venv", "bin", "python")
-    out = subprocess.run([python, "-c", "from mancala_host import colours; print(colours.seat_colours())"],
+    out = subprocess.run([python, "-c", "from mancala_host.render import colours; print(colours.seat_colours())"],
                          cwd=str(tmp_path), capture_output=True, text=True, timeout=60,
                          env={"PATH": os.environ.get("PATH", "")})
     assert out.returncode == 0, out.stderr
@@ -46,7 +46,7 @@ def test_the_installed_tool_finds_the_palette_from_any_folder(tmp_path):
 
 
 def test_without_the_firmware_the_colours_are_one_sentence(monkeypatch, tmp_path):
-    from mancala_host import bringup, deploy
+    from mancala_host.flashing import bringup, deploy
     from mancala_host.errors import BoardError
 
     def nowhere():

@@ -9,7 +9,9 @@ import pytest
 from conftest import MPY_CROSS
 from fakeport import ANSWER, HELLO, FakePort
 
-from mancala_host import cli, deploy, session
+from mancala_host.commands import cli
+from mancala_host.flashing import deploy
+from mancala_host.link import session
 from mancala_host.errors import BoardError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,4 +1,4 @@
-"""`analyze --exact` and `hint --exact` (mancala_host.exact): exact values through a logged
+"""`analyze --exact` and `hint --exact` (mancala_host.logs.exact): exact values through a logged
 game, checked against each other from move to move and against the game's result, the
 fall-back sentences for Basic and for positions over the node budget, and the hint on a
 scripted board."""
@@ -7,7 +7,7 @@ import json
 
 from fakeport import ANSWER, FakePort, board_script, run
 from mancala import Game, Rules
-from mancala_host import gamelog
+from mancala_host.logs import gamelog
 from mancala_host.solver import Exact
 from test_host_analyze import mb, play_game, write_log
 from test_solver import brute_force, game_at

@@ -6,8 +6,8 @@ import math
 
 from matplotlib.colors import to_rgb
 
-from mancala_host import exact, exactplot
-from mancala_host.view import SEAT_COLOURS
+from mancala_host.logs import exact, exactplot
+from mancala_host.render.view import SEAT_COLOURS
 from test_host_analyze import mb, play_game, write_log
 
 

@@ -1,4 +1,4 @@
-"""`mancala-board flash` (host_tools/mancala_host/flash.py) with a folder standing in for the Pico's
+"""`mancala-board flash` (host_tools/mancala_host/flashing/flash.py) with a folder standing in for the Pico's
 RPI-RP2 boot drive: the copy, and one sentence for each way it can go wrong."""
 import collections
 import os
@@ -8,7 +8,9 @@ import pytest
 
 from fakeport import HELLO, FakePort
 from firmware_image import make_uf2
-from mancala_host import cli, flash, imagebuild, session
+from mancala_host.commands import cli
+from mancala_host.flashing import flash, imagebuild
+from mancala_host.link import session
 from waits import HANG_S
 
 RP2040_INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"

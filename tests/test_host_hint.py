@@ -3,7 +3,7 @@
 import json
 
 from fakeport import ANSWER, FakePort, board_script, one_sentence, run
-from mancala_host import hint
+from mancala_host.commands import hint
 
 
 def test_hint_prints_the_suggested_pit(monkeypatch, capsys):

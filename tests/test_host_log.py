@@ -14,9 +14,10 @@ import pytest
 from fakeport import ANSWER, CONFIG, FakePort, board_script
 
 from mancala import Game, Rules
-from mancala_host import cli, gamelog
-from mancala_host.client import Client
-from mancala_host.record import GameTracker
+from mancala_host.commands import cli
+from mancala_host.logs import gamelog
+from mancala_host.link.client import Client
+from mancala_host.logs.record import GameTracker
 
 VARIANTS = [
     {"variant": "kalah"},
@@ -372,7 +373,7 @@ def test_ctrl_c_right_after_a_move_keeps_the_move(tmp_path, monkeypatch):
     # The teacher stops record just after a move on the pads, before its event was read: the
     # game is written with that move, from the events the board sent before the stop.
     import types
-    from mancala_host import record
+    from mancala_host.logs import record
 
     game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
     start = game.to_dict()

@@ -15,8 +15,9 @@ import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from mancala_host import cli, plot
-from mancala_host.view import SEAT_COLOURS
+from mancala_host.commands import cli
+from mancala_host.logs import plot
+from mancala_host.render.view import SEAT_COLOURS
 from test_host_log import make_log
 
 
@@ -145,7 +146,7 @@ def test_basic_margin_is_the_runner_ups_stones_when_the_winner_finished(tmp_path
     log = tmp_path / "games.jsonl"
     make_log(log, random.Random(13), count=5)  # game 4 is Basic 3p, played out for every place
     from mancala import Game, Rules
-    from mancala_host import stats, gamelog
+    from mancala_host.logs import stats, gamelog
 
     games = list(gamelog.good_games([str(log)]))
     by = stats.summarise(games)

@@ -14,7 +14,8 @@ import pytest
 
 from fakeport import ANSWER, HELLO, FakePort, board_script, one_sentence, run
 
-from mancala_host import cli, transport
+from mancala_host.commands import cli
+from mancala_host.link import transport
 from test_host_sim import ENV, Sim, wait_for
 
 RAW_READER = r"""
@@ -81,7 +82,7 @@ def test_a_busy_port_names_the_program_holding_it(sim, capsys):
     finally:
         holder.close()
     proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.path[:0] = sys.argv[2:]\n"
-                             "from mancala_host.transport import SerialTransport\n"
+                             "from mancala_host.link.transport import SerialTransport\n"
                              "t = SerialTransport(sys.argv[1]); print('open', flush=True); sys.stdin.read()",
                              sim.link] + sys.path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

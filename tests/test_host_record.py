@@ -15,9 +15,9 @@ import types
 from fakeport import ANSWER, FakePort, board_script
 
 from mancala import Game, Rules
-from mancala_host import gamelog, record
-from mancala_host.client import Client
-from mancala_host.record import GameTracker
+from mancala_host.logs import gamelog, record
+from mancala_host.link.client import Client
+from mancala_host.logs.record import GameTracker
 
 
 def _kalah_game():

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from mancala import Game, Rules
-from mancala_host import cli
+from mancala_host.commands import cli
 from test_host_sim import ENV, Sim, wait_for
 from waits import HANG_S
 
@@ -131,7 +131,7 @@ def test_demo_games_are_recorded_as_cpu_games_and_differ(tmp_path, capsys):
 
 
 def test_a_demo_started_before_the_first_move_makes_the_game_a_cpu_game(tmp_path):
-    from mancala_host.record import GameTracker
+    from mancala_host.logs.record import GameTracker
     tracker = GameTracker(str(tmp_path / "g.jsonl"), say=lambda s: None)
     tracker.config = {"seats": [{"kind": "human"}, {"kind": "human"}]}
     game = Game(Rules.from_dict({"variant": "kalah"}), first=0)

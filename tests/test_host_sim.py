@@ -19,8 +19,9 @@ import pytest
 import fakeport  # noqa: F401  (puts host_tools and firmware/lib on sys.path)
 from boardsim import TapWriter
 
-from mancala_host import cli, record
-from mancala_host.session import open_client
+from mancala_host.commands import cli
+from mancala_host.logs import record
+from mancala_host.link.session import open_client
 from waits import HANG_S, wait_for  # noqa: F401  (wait_for is for the callers too)
 
 ROOT = fakeport.ROOT
@@ -102,7 +103,7 @@ class Sim:
     def touch(self, seat, pit, players=2, pits=6, hold_s=0.15):
         """Tap the pad of a seat's pit (pit 0: its store), as a finger would; hold_s 1 or
         more is a long press."""
-        from mancala_host.bringup import firmware_profile  # not the stdlib's `profile`
+        from mancala_host.flashing.bringup import firmware_profile  # not the stdlib's `profile`
 
         board_profile = firmware_profile()
         seating = board_profile.seating(board_profile.check(self.profile), players, pits)

@@ -5,8 +5,8 @@ import random
 import fakeport  # noqa: F401
 
 from mancala import Game, Rules
-from mancala_host.view import board_lines, commentary, record_words, rules_label
-from mancala_host.watch import side_by_side
+from mancala_host.render.view import board_lines, commentary, record_words, rules_label
+from mancala_host.views.watch import side_by_side
 
 
 def state(rules, pits, stores, turn, active=None, places=None):

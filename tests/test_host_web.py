@@ -18,8 +18,8 @@ import pytest
 from projector import chromium, page_done, play_one, play_seeded, press, snapshot, start_web, stop_web, wait_for
 from test_host_sim import Sim
 
-from mancala_host import cli
-from mancala_host.webpage import PAGE
+from mancala_host.commands import cli
+from mancala_host.views.webpage import PAGE
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from mancala_host import cli
+from mancala_host.commands import cli
 from mancala_host.errors import BoardError
-from mancala_host.webplan import load_profile, plan
+from mancala_host.views.webplan import load_profile, plan
 
 
 def test_duo_kalah_uses_the_six_pads_nearest_each_store_and_says_the_rows_are_shifted():

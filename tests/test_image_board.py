@@ -10,8 +10,8 @@ import pytest
 
 import firmware_image
 from conftest import ROOT
-from mancala_host import cli
-from mancala_host.session import open_client
+from mancala_host.commands import cli
+from mancala_host.link.session import open_client
 from mancala_host.sim import rp2040
 
 needs_emulator = pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""`make firmware` (host_tools/mancala_host/imagebuild.py): the image it builds, its cache key, and
+"""`make firmware` (host_tools/mancala_host/flashing/imagebuild.py): the image it builds, its cache key, and
 one sentence for each source it cannot build from."""
 import hashlib
 import io
@@ -11,7 +11,7 @@ import pytest
 
 import firmware_image
 from conftest import ROOT
-from mancala_host import imagebuild, uf2
+from mancala_host.flashing import imagebuild, uf2
 from mancala_host.errors import BoardError
 
 VERSION = imagebuild.project_version(ROOT)

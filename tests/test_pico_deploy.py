@@ -34,7 +34,7 @@ def _tool(*args):
 
 
 def _board_tool(*args):
-    return _tool(sys.executable, "-m", "mancala_host.cli", *args)
+    return _tool(sys.executable, "-m", "mancala_host.commands.cli", *args)
 
 
 def _mpremote(link, *args):

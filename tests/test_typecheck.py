@@ -121,7 +121,7 @@ def test_the_firmware_and_the_host_tool_are_checked_strictly_about_none():
 
 def test_the_host_tools_public_functions_have_type_hints():
     modules = host_modules()
-    assert "client.py" in modules and "sim/view.py" in modules
+    assert "link/client.py" in modules and "sim/view.py" in modules
     missing = ["%s: %s" % (rel, ", ".join(unhinted(path))) for rel, path in modules.items()
                if unhinted(path)]
     assert not missing, "public functions need type hints: " + "; ".join(missing)

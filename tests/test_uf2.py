@@ -1,4 +1,4 @@
-"""UF2 checks (host_tools/mancala_host/uf2.py): the images a board may be flashed with, and the
+"""UF2 checks (host_tools/mancala_host/flashing/uf2.py): the images a board may be flashed with, and the
 ones it must not be, each refused in one sentence."""
 import struct
 
@@ -6,7 +6,7 @@ import pytest
 
 import firmware_image
 from firmware_image import make_uf2
-from mancala_host import uf2
+from mancala_host.flashing import uf2
 
 PICO = uf2.FLASH_BASE
 

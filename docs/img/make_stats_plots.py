@@ -19,7 +19,8 @@ for p in (os.path.join(ROOT, "host_tools"), os.path.join(ROOT, "firmware", "lib"
 
 from mancala import Game, Rules  # noqa: E402
 from mancala.cpu import choose_move  # noqa: E402
-from mancala_host import cli, gamelog  # noqa: E402
+from mancala_host.commands import cli  # noqa: E402
+from mancala_host.logs import gamelog  # noqa: E402
 
 CLASSES = {
     "stats-basic-3p.png": ({"variant": "basic", "players": 3}, 24),

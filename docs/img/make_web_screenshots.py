@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 import projector  # noqa: E402
 
-from mancala_host import cli  # noqa: E402
+from mancala_host.commands import cli  # noqa: E402
 
 # (name, profile, settings, seed, stop): play seeded moves until stop(record, moves) says so.
 SHOTS = (

@@ -1,5 +1,5 @@
 # The Mancala board's image: a Raspberry Pi Pico (RPI_PICO) running MicroPython, with the
-# firmware frozen in by manifest.py.  `make firmware` builds it (host_tools/mancala_host/
+# firmware frozen in by manifest.py.  `make firmware` builds it (host_tools/mancala_host/flashing/
 # imagebuild.py) and passes MANCALA_VERSION, the firmware version the banner names.
 include(${MICROPY_PORT_DIR}/boards/RPI_PICO/mpconfigboard.cmake)
 set(MICROPY_BOARD_PINS ${MICROPY_PORT_DIR}/boards/RPI_PICO/pins.csv)

@@ -11,7 +11,7 @@ import shutil
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import gamelog
+from ..logs import gamelog
 
 if TYPE_CHECKING:
     from .room import Room

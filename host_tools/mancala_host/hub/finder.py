@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-from ..transport import BOARD_IDS
+from ..link.transport import BOARD_IDS
 
 
 def usb_boards(list_ports: Callable[[], Iterable[Any]] | None = None) -> dict[str, str]:

@@ -16,12 +16,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import transport
-from ..client import Client
-from ..colours import seat_colours
+from ..link import transport
+from ..link.client import Client
+from ..render.colours import seat_colours
 from ..errors import BoardError, BoardRefused, PortLost
-from ..record import GameTracker
-from ..view import commentary, rules_label
+from ..logs.record import GameTracker
+from ..render.view import commentary, rules_label
 
 if TYPE_CHECKING:
     from .room import Room

@@ -84,8 +84,8 @@ class Room:
         return sorted(self.links.values(), key=order)
 
     def plan_for(self, board: str | None, rules: Any) -> Any:
-        from ..web import Planner
-        from ..webplan import load_profile
+        from ..views.web import Planner
+        from ..views.webplan import load_profile
 
         if not board:
             return None

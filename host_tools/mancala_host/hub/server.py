@@ -24,9 +24,9 @@ from typing import Any
 
 from aiohttp import web
 
-from ..colours import seat_colours
+from ..render.colours import seat_colours
 from ..errors import BoardError
-from ..webpage import PAGE
+from ..views.webpage import PAGE
 from . import export
 from .room import Room
 from .tournament import Tournament, parse_players

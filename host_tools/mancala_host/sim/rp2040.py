@@ -108,7 +108,7 @@ def _i2c_args(profile_path: str) -> list[str]:
 
 def deploy_files(root: str, profile_path: str, main_py: str | None) -> BoardFiles:
     """{path on the board: bytes}: what `make deploy` puts on a Pico (deploy.stage)."""
-    from .. import deploy
+    from ..flashing import deploy
     from ..errors import BoardError
 
     build = os.path.join(root, "build", "rp2040", "firmware")
@@ -133,7 +133,7 @@ def deploy_files(root: str, profile_path: str, main_py: str | None) -> BoardFile
 
 def circuitpython_files(root: str, profile_path: str, main_py: str | None) -> BoardFiles:
     """{path on CIRCUITPY: bytes}: what `deploy --circuitpython` copies onto the drive."""
-    from ..circuitpy import board_files, ENTRY
+    from ..flashing.circuitpy import board_files, ENTRY
     from ..errors import BoardError
 
     try:

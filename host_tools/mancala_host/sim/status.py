@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from . import view
-from ..view import commentary, rules_label
+from ..render.view import commentary, rules_label
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
 

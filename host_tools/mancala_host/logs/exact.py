@@ -1,0 +1,221 @@
+"""`analyze --exact` and `hint --exact`: Kalah games and positions valued by the exact solver.
+
+Every value is the final store difference with perfect play (mancala_host.solver), for the
+seat that moves: `before` with its best pit, `after` with the pit it played. A move's cost is
+the stones it threw away against perfect play (before minus after, never a guess). A turning
+point is a move after which the game's exact outcome is no longer what it was: a won game
+drawn or lost, a drawn game lost.
+
+Each position's search is bounded by a node budget (--exact-nodes); a position that needs
+more is left without a value and counted in one sentence, so an analysis never spins. The
+start of Kalah(6,4) needs about a minute a move on the host machine (docs/host-tool.md §14),
+so a whole game's first moves are usually left out at the default budget. Basic has no exact
+solver: analyze and hint say so in one sentence and answer with the heuristic search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from . import gamelog
+from ..errors import BoardError
+
+if TYPE_CHECKING:
+    from mancala import Game
+
+# The nodes each move's search may take (about half a second to a second on the host
+# machine, bench/solver.py); a position's value takes one search a legal pit.
+NODES = 1_000_000
+
+
+def _solver(rules):
+    from ..solver import for_rules
+    return for_rules(rules)
+
+
+def exact_moves(engine: Game, nodes: int = NODES) -> dict[int, int] | None:
+    """{pit: exact value for the seat to move} of each legal pit, or None when the position
+    needs more than `nodes` nodes for one of them."""
+    from ..solver import TooBig
+    try:
+        return _solver(engine.rules).move_values(engine, max_nodes=nodes)
+    except TooBig:
+        return None
+
+
+def _outcome(value: int) -> int:
+    return (value > 0) - (value < 0)
+
+
+def analyse_game(game: dict[str, Any], nodes: int = NODES) -> dict[str, Any]:
+    """The exact analysis of one logged Kalah game: rows with before, after, cost and whether
+    the move is a turning point; values for the seat that moves, None where too big."""
+    engine = gamelog.start_engine(game)
+    rows, too_big = [], []
+    for number, move in enumerate(game["moves"], 1):
+        seat = move.get("seat")
+        row = {"move": number, "seat": seat, "by": move.get("by"), "pit": move.get("pit"),
+               "resign": bool(move.get("resign")), "best": [], "before": None,
+               "after": None, "cost": None, "turning": False}
+        values = None
+        if not row["resign"] and not engine.over:
+            values = exact_moves(engine, nodes)
+            if values is None:
+                too_big.append(number)
+        gamelog.apply_move(engine, move, number)
+        if row["resign"]:
+            row["pit"] = None
+        elif values is not None:
+            best = max(values.values())
+            row["best"] = [p for p in sorted(values) if values[p] == best]
+            row["before"], row["after"] = best, values[row["pit"]]
+            row["cost"] = best - values[row["pit"]]
+            row["turning"] = _outcome(row["after"]) != _outcome(best)
+        rows.append(row)
+    exact = [r for r in rows if r["before"] is not None]
+    summary = []
+    for seat in (0, 1):
+        mine = [r for r in exact if r["seat"] == seat]
+        summary.append({"seat": seat, "moves": len(mine),
+                        "perfect": sum(1 for r in mine if r["cost"] == 0),
+                        "thrown_away": sum(r["cost"] for r in mine),
+                        "turning_points": [r["move"] for r in mine if r["turning"]]})
+    return {"rules": game["rules"], "first": game["first"], "result": game["result"],
+            "unfinished": gamelog.is_unfinished(game),
+            "moves": rows, "summary": summary, "too_big": too_big}
+
+
+def _value_text(value):
+    return "-" if value is None else "%+d" % value if value else "0"
+
+
+def game_lines(index: int, line: int, path: str, analysis: dict[str, Any], nodes: int) -> list[str]:
+    from .analyze import _result_text, _wrap
+    from ..render.view import rules_label
+    lines = _wrap("Game %d (line %d of %s): %s; seat %d starts; %d moves; %s." % (
+        index, line, path, rules_label(analysis["rules"]), analysis["first"],
+        len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"],
+                                             analysis["unfinished"])))
+    lines.append("")
+    lines.append("%5s  %4s  %-8s %4s  %-11s %6s  %6s  %s" % (
+        "move", "seat", "by", "pit", "best", "before", "after", "thrown away"))
+    for r in analysis["moves"]:
+        if r["resign"]:
+            lines.append("%5d  %4d  %-8s resigns" % (r["move"], r["seat"], r["by"] or "-"))
+            continue
+        cost = ""
+        if r["cost"]:
+            cost = "%d stone%s" % (r["cost"], "" if r["cost"] == 1 else "s")
+        if r["turning"]:
+            cost += (" " if cost else "") + "<- turning point"
+        lines.append(("%5d  %4d  %-8s %4s  %-11s %6s  %6s  %s" % (
+            r["move"], r["seat"], r["by"] or "-", r["pit"],
+            ",".join(str(p) for p in r["best"]) or "-", _value_text(r["before"]),
+            _value_text(r["after"]), cost)).rstrip())
+    lines.append("")
+    if analysis["too_big"]:
+        lines += _wrap("Moves %s: too big for the exact solver within %d nodes a move, so they "
+                       "have no value (--exact-nodes searches further; the heuristic analysis "
+                       "without --exact covers them)." % (_ranges(analysis["too_big"]), nodes))
+    for s in analysis["summary"]:
+        turning = s["turning_points"]
+        lines += _wrap("Seat %d: %d move(s) valued, %d perfect, %d stone(s) thrown away in all%s."
+                       % (s["seat"], s["moves"], s["perfect"], s["thrown_away"],
+                          "; turning point(s) at move %s" % ", ".join(map(str, turning))
+                          if turning else "; no turning point"))
+    return lines
+
+
+def _ranges(numbers: list[int]) -> str:
+    """'1-6, 9' for [1, 2, 3, 4, 5, 6, 9]."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs)
+
+
+LEGEND = ("How to read it: one row per move, values exact (perfect play by both seats from "
+          "there on): the final store difference for the seat that moves, + ahead, - behind. "
+          "'best' lists every pit that keeps the value; 'before' is the value with those, "
+          "'after' with the pit played; 'thrown away' is before minus after, in stones. A "
+          "turning point is a move that changes the exact outcome (a win into a draw or a "
+          "loss, a draw into a loss).")
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    """analyze --exact: the exact analysis of the chosen games; Basic games get the
+    heuristic one, after one sentence saying so."""
+    from . import analyze
+    nodes = args.exact_nodes
+    if nodes < 1:
+        raise BoardError("--exact-nodes must be at least 1.")
+    as_json = getattr(args, "json", False) or getattr(args, "json_out", False)
+    chosen, skipped = analyze._chosen(args.file, args.game)
+    kalah = [c for c in chosen if c[2]["rules"].get("variant") == "kalah"]
+    if not kalah:
+        print("The exact solver covers Kalah only; these games are analysed with the heuristic "
+              "search instead.", file=sys.stderr)
+        args.exact = False
+        return analyze.run(args)
+    if len(kalah) < len(chosen):
+        print("The exact solver covers Kalah only: %d Basic game(s) left out (analyze them "
+              "without --exact)." % (len(chosen) - len(kalah)), file=sys.stderr)
+    if not as_json:
+        for text in analyze._wrap(LEGEND):
+            print(text)
+    games = []
+    for index, line, game in kalah:
+        analysis = analyse_game(game, nodes)
+        if as_json:
+            analysis.update(game=index, line=line)
+            games.append(analysis)
+            continue
+        print("")
+        for text in game_lines(index, line, args.file, analysis, nodes):
+            print(text)
+        sys.stdout.flush()
+    if as_json:
+        print(json.dumps({"log": args.file, "exact": {"nodes": nodes}, "games": games,
+                          "skipped": [{"line": l, "reason": r} for l, r in skipped]},
+                         sort_keys=True))
+    if skipped:
+        print("\n".join(analyze._wrap(analyze._skipped_sentence(args.file, skipped))),
+              file=sys.stderr if as_json else sys.stdout)
+    return 0
+
+
+def hint_lines(state: dict[str, Any], nodes: int = NODES) -> tuple[dict[str, Any] | None, str]:
+    """(answer, sentence) for the board's state: the exact value for the seat to move and
+    every pit that keeps it; answer None (and the sentence why) when there is none."""
+    from mancala import Game
+    from ..solver import unsupported
+    try:
+        engine = Game.from_dict(state)
+    except ValueError as exc:
+        raise BoardError("The board's state is not one the engine accepts (%s); is its "
+                         "firmware older than this tool?" % exc)
+    if engine.over:
+        raise BoardError("There is no move to hint: the game on the board is over; start one "
+                         "with 'mancala-board new'.")
+    reason = unsupported(engine.rules)
+    if reason:
+        return None, reason
+    values = exact_moves(engine, nodes)
+    if values is None:
+        return None, ("This position is too big for the exact solver within %d nodes a move "
+                      "(--exact-nodes searches further)." % nodes)
+    best = max(values.values())
+    pits = [p for p in sorted(values) if values[p] == best]
+    seat = engine.turn
+    outcome = ("wins by %d" % best if best > 0 else "loses by %d" % -best if best < 0
+               else "draws")
+    return ({"seat": seat, "value": best, "pits": pits, "moves": values},
+            "Seat %d to move %s with perfect play (final stores %+d); %s %s keep%s it." % (
+                seat, outcome, best, "pit" if len(pits) == 1 else "pits",
+                ", ".join(map(str, pits)), "s" if len(pits) == 1 else ""))

@@ -1,0 +1,212 @@
+"""The game log (docs/game-log.md): one JSON object per line, one line per game.
+
+The same code writes, reads and checks it, as python-chess does for PGN. `check_game` replays
+a game with the shared engine from its rules, first seat and moves alone, and says in one
+sentence why it does not add up; `read_log` yields each line's game or the reason it is
+unreadable, so `replay`, `stats` and `export` skip bad lines, count them and go on. A file
+that is not a game log at all (its first line is not a game-log entry) or is empty is one
+`BoardError`, not one complaint per line. A game that recording stopped in the middle of is
+written too, marked `"unfinished": true`, with the position it had reached as its result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from ..errors import BoardError
+
+if TYPE_CHECKING:
+    from mancala import Game
+
+FORMAT = "mancala-game-log"
+VERSION = 1
+REQUIRED = ("format", "version", "rules", "first", "moves", "result")
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC time to the second, the form the log uses for start and end."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def new_game(board: dict[str, Any], rules: dict[str, Any], seats: list[Any], first: int,
+             started: str | None = None) -> dict[str, Any]:
+    """A game entry with no moves yet."""
+    return {"format": FORMAT, "version": VERSION, "board": board, "rules": rules,
+            "seats": seats, "first": first, "started": started or utc_now(), "ended": None,
+            "moves": [], "result": None}
+
+
+def mark_unfinished(game: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """Close a game in progress as unfinished: its result is the position reached."""
+    game["ended"] = utc_now()
+    game["unfinished"] = True
+    game["result"] = {"places": list(state["places"]), "stores": list(state["stores"])}
+    return game
+
+
+def is_unfinished(game: dict[str, Any]) -> bool:
+    return game.get("unfinished") is True
+
+
+def append_game(path: str, game: dict[str, Any]) -> None:
+    """Add one game as one line, written whole and synced, so a crash leaves either the
+    whole line or (at worst) a torn last line that readers skip and the next write steps over."""
+    line = json.dumps(game, separators=(",", ":"), sort_keys=True) + "\n"
+    try:
+        torn = False
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            with open(path, "rb") as f:
+                f.seek(-1, os.SEEK_END)
+                torn = f.read(1) != b"\n"
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(("\n" if torn else "") + line)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise BoardError("Could not write the game log %s: %s." % (path, exc.strerror or exc))
+
+
+class NotAGameLog(BoardError):
+    """The file is empty, or its first line is not a game-log entry: one sentence for it all."""
+
+
+def read_log(path: str) -> list[tuple[int, dict[str, Any] | None, str | None]]:
+    """(line number, game dict or None, reason or None) for every non-empty line of the log.
+
+    Raises NotAGameLog for an empty file or one whose first line is not a game-log entry of
+    any version (a picture, a CSV, some other JSON), so that nobody gets a complaint per line."""
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as f:
+            lines = f.readlines()
+    except OSError as exc:
+        raise BoardError("Could not read the game log %s: %s." % (path, exc.strerror or exc))
+    entries: list[tuple[int, dict[str, Any] | None, str | None]] = []
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            game = json.loads(text)
+        except ValueError as exc:
+            if not entries and FORMAT not in text:  # a torn first entry still names the format
+                raise NotAGameLog("%s is not a game log (line %d is not JSON)." % (path, number))
+            entries.append((number, None, "it is not valid JSON (%s)" % str(exc).split(":")[0]))
+            continue
+        if not entries and not (isinstance(game, dict) and game.get("format") == FORMAT):
+            raise NotAGameLog("%s is not a game log (line %d is not a game-log entry)." % (path, number))
+        reason = _shape_problem(game)
+        entries.append((number, (None if reason else game), reason))
+    if not entries:
+        raise NotAGameLog("%s is empty: it holds no games." % path)
+    return entries
+
+
+def _shape_problem(game):
+    if not isinstance(game, dict):
+        return "it is not a JSON object"
+    if game.get("format") != FORMAT:
+        return "it is not a game-log entry (format is %r, not %r)" % (game.get("format"), FORMAT)
+    if game.get("version") != VERSION:
+        return "its version %r is not %d, the one this tool reads" % (game.get("version"), VERSION)
+    for key in REQUIRED:
+        if key not in game:
+            return "it has no %r" % key
+    if not isinstance(game["moves"], list):
+        return "its 'moves' is not a list"
+    result = game["result"]
+    if not isinstance(result, dict) or "places" not in result or "stores" not in result:
+        return "its 'result' needs 'places' and 'stores'"
+    if "unfinished" in game and not isinstance(game["unfinished"], bool):
+        return "its 'unfinished' is not true or false"
+    return None
+
+
+def start_engine(game: dict[str, Any]) -> Game:
+    """The engine Game at the start of a logged game; ValueError says what is wrong."""
+    try:
+        from mancala import Game, Rules
+    except ImportError:
+        raise BoardError("The rules engine (package 'mancala') is not installed: run 'make venv' "
+                         "or 'pip install -e .' in the repository.")
+    try:
+        rules = Rules.from_dict(game["rules"])
+    except (ValueError, TypeError) as exc:
+        raise ValueError("its rules are not valid: %s" % exc)
+    try:
+        return Game(rules, first=game["first"])
+    except (ValueError, TypeError) as exc:
+        raise ValueError("its first seat is not valid: %s" % exc)
+
+
+def apply_move(engine: Game, move: dict[str, Any], number: int) -> Any:
+    """Play or resign one logged move on the engine; ValueError names the move and the fault."""
+    if not isinstance(move, dict) or not isinstance(move.get("seat"), int):
+        raise ValueError("move %d is not {\"seat\": s, \"pit\": n} or {\"seat\": s, \"resign\": true}" % number)
+    seat = move["seat"]
+    turn = engine.turn
+    if engine.over or turn is None:
+        raise ValueError("move %d (seat %d) comes after the game had ended" % (number, seat))
+    try:
+        if move.get("resign"):
+            return engine.resign(seat)
+        if turn != seat:
+            raise ValueError("move %d: seat %d plays pit %s, but it was seat %d's turn"
+                             % (number, seat, move.get("pit"), turn))
+        return engine.play(move.get("pit"))
+    except (ValueError, TypeError) as exc:
+        if str(exc).startswith("move %d" % number):
+            raise
+        raise ValueError("move %d: seat %d cannot %s: %s" % (
+            number, seat, "resign" if move.get("resign") else "play pit %s" % move.get("pit"), exc))
+
+
+def check_game(game: dict[str, Any]) -> tuple[Game, list[Any]]:
+    """Replay `game`; return (engine, records) or raise ValueError with the reason it fails."""
+    engine = start_engine(game)
+    records = []
+    for number, move in enumerate(game["moves"], 1):
+        records.append(apply_move(engine, move, number))
+    if is_unfinished(game):
+        if engine.over:
+            raise ValueError("it is marked unfinished, but its moves end the game")
+    elif not engine.over:
+        raise ValueError("the moves stop before the game ends (seat %s would move next) and it "
+                         "is not marked unfinished" % engine.turn)
+    state = engine.to_dict()
+    result = game["result"]
+    if state["places"] != result["places"] or state["stores"] != result["stores"]:
+        raise ValueError("the log says places %s and stores %s, but the moves give places %s and "
+                         "stores %s" % (json.dumps(result["places"]), json.dumps(result["stores"]),
+                                        json.dumps(state["places"]), json.dumps(state["stores"])))
+    return engine, records
+
+
+def good_games(paths: Iterable[str],
+               report: Callable[[str, int | None, str], None] | None = None,
+               unfinished: bool = False) -> Iterator[tuple[str, int, dict[str, Any], list[Any], dict[str, Any]]]:
+    """(path, line, game, records, final state) for every game that replays (unfinished ones
+    only when `unfinished`); `report(path, line, reason)` is called for each one that does not,
+    and `report(path, None, sentence)` for a file that is not a game log."""
+    for path in paths:
+        try:
+            entries = read_log(path)
+        except NotAGameLog as exc:
+            if report is None:
+                raise
+            report(path, None, str(exc))
+            continue
+        for number, game, reason in entries:
+            if game is not None:
+                try:
+                    engine, records = check_game(game)
+                except ValueError as exc:
+                    reason = str(exc)
+            if reason:
+                if report:
+                    report(path, number, reason)
+                continue
+            assert game is not None  # read_log gives a reason for every line without a game
+            if unfinished or not is_unfinished(game):
+                yield path, number, game, records, engine.to_dict()

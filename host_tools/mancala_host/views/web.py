@@ -1,0 +1,271 @@
+"""`web`: the live board as a local web page for a projector, kept live by server-sent events.
+
+One thread owns the serial line: it reads the board's events and runs the requests the page
+sends (with `--control`, a click on a pit presses it), so the client is never used from two
+threads. Each open page holds a `/events` stream; every event is pushed to all of them as one
+JSON snapshot: the state, the plan of the board (webplan.py: where each pit and store sits,
+from the board's profile), the commentary so far, the last move record with the state before
+it (so the page can replay the sowing stone by stone), `seq` (one more for every move, resign,
+undo and new game) and `stone_ms`, the page's time per stone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import queue
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ..link.client import Client
+from ..errors import BoardError
+from ..link.session import open_client, reopen
+from ..render.colours import seat_colours
+from ..render.view import commentary, rules_label
+from .webpage import PAGE
+from .webplan import load_profile, plan
+
+if TYPE_CHECKING:
+    from mancala_fw.profile.board import Profile
+
+DEFAULT_STONE_MS = 120   # the board's own default animation_ms
+
+
+class Hub:
+    """The latest snapshot and the queues of the pages listening."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.listeners = []
+        self.snapshot = {}
+        self.notes = []
+        self.requests: queue.Queue[Any] = queue.Queue()
+        self.seq = 0
+        self.on_state: Any = None  # web --exact: called with each new state (webexact.py)
+
+    def publish(self, **changes: Any) -> None:
+        with self.lock:
+            self.snapshot.update(changes)
+            self.snapshot["notes"] = self.notes[-12:]
+            data = json.dumps(self.snapshot)
+            for q in self.listeners:
+                q.put(data)
+        if self.on_state is not None and isinstance(changes.get("state"), dict):
+            self.on_state(changes["state"])
+
+    def listen(self) -> queue.Queue[str]:
+        q: queue.Queue[str] = queue.Queue()
+        with self.lock:
+            self.listeners.append(q)
+            q.put(json.dumps(self.snapshot))
+        return q
+
+    def forget(self, q: queue.Queue[str]) -> None:
+        with self.lock:
+            if q in self.listeners:
+                self.listeners.remove(q)
+
+
+def stone_ms(config: Any, fixed: int | None) -> int:
+    """The page's time per stone: `--stone-ms`, else the board's animation_ms, else (the board
+    shows no animation) its default, so a class still sees every stone."""
+    if fixed:
+        return fixed
+    ms = config.get("animation_ms") if isinstance(config, dict) else None
+    return ms if isinstance(ms, int) and ms > 0 else DEFAULT_STONE_MS
+
+
+class Planner:
+    """The page's plan for the rules being played, made again only when they change."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.rules: dict[str, Any] | None = None  # the shape (variant, players, pits) planned
+        self.plan: dict[str, Any] | None = None
+
+    def __call__(self, rules: Any) -> dict[str, Any] | None:
+        shape = {k: rules.get(k) for k in ("variant", "players", "pits")} if isinstance(rules, dict) else {}
+        if shape != self.rules:
+            self.plan = plan(self.profile, shape)
+            self.rules = shape
+        return self.plan
+
+
+def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner,
+               fixed_ms: int | None = None) -> None:
+    """Follow the board until `stop` is set; runs in its own thread and owns `client`."""
+    answer = client.request("state")
+    config = client.request("get_config").get("config") or {}
+    hello = client.hello_answer
+    state = answer["state"]
+    hub.seq += 1
+    hub.publish(state=state, board=hello.get("board"), firmware=hello.get("firmware"),
+                title=rules_label(state.get("rules")), colours=seat_colours(),
+                plan=planner(state.get("rules")), record=None, before=None, hint=None, seq=hub.seq,
+                stone_ms=stone_ms(config, fixed_ms), live=True)
+    while not stop.is_set():
+        try:
+            req, reply = hub.requests.get_nowait()
+        except queue.Empty:
+            req = None
+        if req is not None:
+            try:
+                reply.put(client.request(req.pop("cmd"), **req))
+            except BoardError as exc:
+                reply.put({"ok": False, "error": {"message": str(exc)}})
+        ev = client.next_event(0.1)
+        if ev is None:
+            continue
+        text = commentary(ev) if ev.get("event") not in ("log", "config") else None  # not for a class
+        if ev.get("event") == "hint":
+            text = "The CPU suggests pit %s for seat %s." % (ev.get("pit"), ev.get("seat"))
+        if text:
+            hub.notes.append(text)
+        changes: dict[str, Any] = {}
+        if ev.get("event") in ("move", "resign"):
+            changes.update(record=ev.get("record"), before=state)
+        elif ev.get("event") in ("new_game", "undo"):
+            changes.update(record=None, before=None)
+        if changes:
+            changes["hint"] = None   # the board's hint pulses until the game moves on
+            hub.seq += 1
+            changes["seq"] = hub.seq
+        if isinstance(ev.get("state"), dict):
+            state = ev["state"]
+            changes.update(state=state, title=rules_label(state.get("rules")),
+                           plan=planner(state.get("rules")))
+        if ev.get("event") == "hint":
+            changes["hint"] = {"seat": ev.get("seat"), "pit": ev.get("pit")}
+        if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
+            changes["stone_ms"] = stone_ms(ev["config"], fixed_ms)
+        changes["live"] = True
+        hub.publish(**changes)
+
+
+def make_handler(hub: Hub, control: bool) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):  # the page polls nothing, but keep the terminal quiet
+            pass
+
+        def _send(self, code, ctype, body):
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path in ("/", "/index.html"):
+                page = PAGE.replace("__CONTROL__", "true" if control else "false")
+                self._send(200, "text/html; charset=utf-8", page.encode("utf-8"))
+            elif self.path == "/snapshot":
+                with hub.lock:
+                    body = json.dumps(hub.snapshot).encode()
+                self._send(200, "application/json", body)
+            elif self.path == "/events":
+                self._stream()
+            elif self.path == "/favicon.ico":   # browsers ask; there is none
+                self.send_response(204)
+                self.end_headers()
+            else:
+                self._send(404, "text/plain", b"not found")
+
+        def _stream(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            q = hub.listen()
+            try:
+                while True:
+                    try:
+                        data = q.get(timeout=15)
+                        self.wfile.write(("data: %s\n\n" % data).encode())
+                    except queue.Empty:
+                        self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+            finally:
+                hub.forget(q)
+
+        def do_POST(self):
+            if self.path != "/press" or not control:
+                self._send(403, "text/plain", b"start web with --control to press from the page")
+                return
+            try:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                req = {"cmd": "press", "seat": int(body["seat"]), "pit": int(body["pit"])}
+            except (ValueError, KeyError, TypeError):
+                self._send(400, "text/plain", b"send {\"seat\": s, \"pit\": n}")
+                return
+            reply: queue.Queue[Any] = queue.Queue()
+            hub.requests.put((req, reply))
+            try:
+                answer = reply.get(timeout=10)
+            except queue.Empty:
+                answer = {"ok": False, "error": {"message": "the board did not answer"}}
+            self._send(200, "application/json", json.dumps(answer).encode())
+
+    return Handler
+
+
+def follow(client: Client, hub: Hub, stop: threading.Event, port: str | None, timeout: float,
+           planner: Planner, fixed_ms: int | None = None) -> None:
+    """board_loop, and when the board goes away (cable bumped, sim restarted) say so on the
+    page and on the terminal, wait for it and carry on: a projector view should not die."""
+    current: Client | None = client
+    while current is not None and not stop.is_set():
+        try:
+            board_loop(current, hub, stop, planner, fixed_ms)
+            return
+        except BoardError as exc:
+            current.close()
+            print("%s Waiting for it to come back." % exc, flush=True)
+            hub.notes.append("The board went away; waiting for it to come back.")
+            hub.publish(live=False)
+        current = reopen(port, timeout, stop)   # None once stop is set
+        if current is not None:
+            print("The board is back.", flush=True)
+            hub.notes.append("The board is back.")
+    if current is not None:
+        current.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    hub = Hub()
+    if getattr(args, "exact", False):
+        from .webexact import ExactFeed
+        if args.exact_nodes < 1:
+            raise BoardError("--exact-nodes must be at least 1.")
+        hub.on_state = ExactFeed(hub, args.exact_nodes)
+    stop = threading.Event()
+    client = open_client(args.port, args.timeout)
+    try:
+        planner = Planner(load_profile(client.hello_answer.get("board"), args.profile))
+    except BoardError:
+        client.close()
+        raise
+    try:
+        server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
+    except OSError as exc:
+        client.close()
+        raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
+                         % (args.host, args.http_port, exc.strerror or exc))
+    server.daemon_threads = True
+    name, board = client.name, client.hello_answer.get("board")
+    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port, args.timeout, planner, args.stone_ms),
+                              daemon=True)
+    worker.start()
+    host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
+    print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
+          % (host, server.server_address[1], board, name), flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        stop.set()
+        server.server_close()
+        worker.join(timeout=3)
+    return 0
