@@ -244,6 +244,7 @@ def test_a_tree_the_patch_does_not_fit_is_one_sentence(tmp_path):
                                          r"not MicroPython v1.28.0 as released\.$"):
         imagebuild.apply_patches(ROOT, str(tmp_path), io.StringIO())
     assert (tools / "mpy-tool.py").read_text() == "# some other mpy-tool.py\n"
+    assert sorted(p.name for p in tools.iterdir()) == ["mpy-tool.py"]  # no .rej, no .orig
 
 
 def test_only_native_code_in_text_counts_in_the_alignment_check():

@@ -283,7 +283,11 @@ def apply_patches(root: str, tree: str, out: TextIO) -> None:
             text = f.read()
         if _patch(tree, text, "--reverse", "--dry-run", "--force", "--silent").returncode == 0:
             continue  # the tree has it already
-        proc = _patch(tree, text, "--forward")
+        # tried first: a patch that does not fit leaves no .rej files or half-patched files
+        # in the tree (with --source FOLDER, the maker's own checkout)
+        proc = _patch(tree, text, "--forward", "--dry-run")
+        if proc.returncode == 0:
+            proc = _patch(tree, text, "--forward")
         if proc.returncode != 0:
             detail = " ".join(proc.stdout.split())[:200]
             raise BoardError("%s does not apply to the MicroPython source in %s (%s): the tree "
