@@ -16,19 +16,33 @@ first CPU move of a boot, the cold path (its modules imported or compiled, then 
 where the image once locked up and rebooted into the same move again and again. Animations
 are off so that the emulated time goes to the searches.
 
+Each game is also read back off the LED rings (the frames the chip's PIO sends) whenever the
+board rests, waiting for a person, and the code that played must have come from where its way
+puts it (frozen in flash, or .mpy files on the littlefs). On the two MicroPython ways:
+- duo plays with pad controller 0x5B unplugged: `diag scan` names it, seat 0 plays its first
+  two moves by pad on 0x5A, and the CPU seat, whose pads went with the chip, plays on;
+- quad finds every chip, and the heap is as that way leaves it after boot (the stock image's
+  whole heap; at least 150 KB free on the image, whose bytecode stays in flash);
+- the game ends with `diag memory`'s low-water mark above the budget: a third of the heap
+  free through the whole game, CPU searches included (docs/architecture.md §10).
+
 Power cuts inside flash operations are tests/test_powercut.py (both MicroPython ways) and
 tests/test_circuitpython.py; timing figures are `make bench`'s.
 """
+import json
 import os
 import random
 
 import pytest
 
 from mancala import Game
+from mancala_fw import profile as profiles
+from mancala_fw.display.reader import read_counts
 
 import firmware_image
-from boardsim import Board, BoardGone
+from boardsim import Board, BoardGone, PROFILES
 from test_rp2040_harness import needs_emulator
+from waits import wait_for
 
 pytestmark = needs_emulator
 
@@ -41,6 +55,19 @@ GAMES = {
     "quad": ({"variant": "basic", "players": 4, "pits": 4, "seeds": 3}, [1, 2, 3]),
 }
 CUT_AFTER = 6  # moves played before the power cut (the CPU seat then to move)
+MICROPYTHON = ("deploy", "image")
+# The stock image's whole heap: 245,888 bytes on MicroPython v1.28.0 for RPI_PICO.
+STOCK_HEAP = 245888
+# The MicroPython budget: a third of the heap free through the whole game, searches included.
+BUDGET = STOCK_HEAP // 3
+# The firmware image's bytecode stays in flash: at least 150 KB of the heap is free after boot
+# (docs/performance.md §1).
+IMAGE_BOOT_FREE = 150 * 1024
+# duo without 0x5B: seat 0's pads are all on 0x5A (tests/test_profile.py), seat 1's on 0x5B.
+DUO_CHIPS = "5a"
+# Seat 0's first two moves by pad: 4 stones from pit 3 end in its store, so it moves again,
+# from pit 1, and the turn passes.
+PAD_MOVES = ((3, 0), (1, 1))
 
 
 def _image(way):
@@ -50,6 +77,71 @@ def _image(way):
         return firmware_image.mirror_file(firmware_image.CIRCUITPYTHON_IMAGE)
     firmware_image.mirror_file(firmware_image.STOCK_IMAGE)
     return None
+
+
+class Rings:
+    """What the board's rings show, from the LED frames it has sent (MANCALA_SIM_FRAMES),
+    read on from where the last look stopped: a whole game's frames are read once."""
+
+    def __init__(self, b, prof, seating):
+        self.path, self.prof, self.seating = b.frames_path, prof, seating
+        self.index = {pin: i for i, (pin, _) in enumerate(prof.chains)}
+        self.chains = [bytearray(leds * 3) for _, leds in prof.chains]
+        self.offset = 0
+
+    def _read_on(self):
+        if not os.path.exists(self.path):
+            return
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break  # the board is still writing this one
+                self.offset += len(line)
+                msg = json.loads(line)
+                self.chains[self.index[msg["pin"]]] = bytearray.fromhex(msg["grb"])
+
+    def shown(self):
+        """(pits per seat, stores) as the last frames show them."""
+        self._read_on()
+        prof, seating = self.prof, self.seating
+        by_id = dict(zip(prof.positions,
+                         read_counts(self.chains, [prof.ring[p] for p in prof.positions])))
+        pits = [[by_id[seating.position(s, p)] for p in range(1, seating.pits + 1)]
+                for s in range(seating.players)]
+        return pits, [by_id[seating.store(s)] for s in range(seating.players)]
+
+    def show(self, state):
+        """The rings come to show state (the move's frames reach the wire around its answer);
+        the bound is only reached when they never do."""
+        want = (state["pits"], state["stores"])
+        return wait_for("the rings to show %r" % (want,), lambda: self.shown() == want,
+                        interval_s=0.05)
+
+
+def _rings(b, profile, rules):
+    prof = profiles.load(os.path.join(PROFILES, profile + ".json"))
+    return Rings(b, prof, profiles.seating(prof, rules.get("players", 2), rules.get("pits", 6)))
+
+
+def _boots_as_its_way_leaves_it(b, way, profile):
+    """The heap after boot, and the pad controllers the board finds."""
+    booted = b.ok("diag", action="memory")
+    if way == "image":
+        assert booted["free"] >= IMAGE_BOOT_FREE, booted
+    else:
+        assert booted["free"] + booted["alloc"] == STOCK_HEAP, booted
+    scan = b.ok("diag", action="scan")
+    if profile == "duo":
+        assert scan["found"] == ["0x5A"] and len(scan["missing"]) == 1, scan
+        assert "0x5B" in scan["missing"][0]
+    else:
+        assert scan["missing"] == [] and set(scan["expected"]) <= set(scan["found"]), scan
+
+
+def _code_came_from_its_way(b, way):
+    files = b.flash_files()
+    assert ("lib" in files and "main.py" in files) == (way == "deploy"), files
 
 
 class Match:
@@ -62,6 +154,28 @@ class Match:
         self.rng = rng
         self.moves = 0
         self.cpu_moves = []  # think_ms of each CPU move
+        self.rings = None  # Rings: read back whenever the board waits for a person
+
+    def rests(self):
+        """The rings show the game whenever the board waits for a person, or the game is
+        over (between CPU moves the next may already be on its way)."""
+        if self.rings is not None and self.state["turn"] not in self.cpu_seats:
+            assert self.rings.show(self.state)
+
+    def pad(self, b, pit, turn, prof):
+        """The person's move by a touch on its pit's pad, on chip 0x5A."""
+        seating = self.rings.seating
+        addr, electrode = prof.pad[seating.position(self.state["turn"], pit)]
+        assert addr == 0x5A
+        b.take_events()
+        b.touch(addr, electrode)
+        move = b.wait_event("move")
+        assert (move["source"], move["seat"], move["pit"]) == ("pad", self.state["turn"], pit)
+        assert move["record"] == self.mirror.play(pit)
+        assert move["state"] == self.mirror.to_dict() and move["state"]["turn"] == turn
+        self.state = move["state"]
+        self.moves += 1
+        self.rests()
 
     def step(self, b, timeout):
         """One move: the person's press, or the CPU seat's move as the board announces it."""
@@ -85,6 +199,7 @@ class Match:
         self.state = state
         self.moves += 1
         assert self.moves < 1000
+        self.rests()
 
     def catch_up(self, b):
         """The CPU moves the board announced before the power went that the test had not
@@ -142,25 +257,37 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
     flash = str(tmp_path / "flash")
     seats = [{"kind": "cpu", "level": level} if s in cpu_seats else {"kind": "human"}
              for s in range(2 if profile == "duo" else 4)]
-    b = Board(profile, target="rp2040", image=image, flash=flash)
+    micropython = way in MICROPYTHON
+    chips = DUO_CHIPS if micropython and profile == "duo" else None
+    b = Board(profile, target="rp2040", image=image, flash=flash, frames=True, chips=chips,
+              touch=chips is not None)
     try:
         b.start()
+        if micropython:
+            _boots_as_its_way_leaves_it(b, way, profile)
         b.ok("set_config", config={"animation_ms": 0, "seats": seats})
         state = b.ok("new_game", rules=rules, first=0)["state"]
         match = Match(state, cpu_seats, random.Random("%s/%s" % (way, profile)))
+        match.rings = _rings(b, profile, rules)
+        match.rests()
+        if chips:
+            for pit, turn in PAD_MOVES:
+                match.pad(b, pit, turn, match.rings.prof)
         while match.moves < CUT_AFTER or match.state["turn"] not in cpu_seats:
             assert not match.state["over"]
             match.step(b, b.timeout)
         assert match.cpu_moves, "the CPU seat never moved before the cut"
         b.kill()  # the power goes while the CPU seat is to move (or thinking)
+        match.rings = None  # the last frames before the cut may not have reached the wire
         match.catch_up(b)
     finally:
         b.close()
 
-    b = Board(profile, target="rp2040", image=image, flash=flash)
+    b = Board(profile, target="rp2040", image=image, flash=flash, frames=True, chips=chips)
     try:
         b.start()  # the boot event: the board came back
         assert b.ok("get_config")["config"]["seats"] == seats
+        match.rings = _rings(b, profile, rules)
         match.resume(b)
         before = len(match.cpu_moves)
         while not match.state["over"]:
@@ -169,7 +296,9 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
         over = b.wait_event("game_over", b.timeout)  # after the last move's event
         assert over["places"] == match.state["places"]
         assert b.ok("state")["state"] == match.state
-        if way == "deploy":
-            assert "main.py" in b.flash_files()
+        if micropython:
+            memory = b.ok("diag", action="memory")
+            assert BUDGET <= memory["min_free"] <= memory["free"], memory
+            _code_came_from_its_way(b, way)
     finally:
         b.close()
