@@ -43,6 +43,30 @@ def test_the_image_freezes_every_firmware_module(image):
         assert stock in image.payload
 
 
+def test_the_image_carries_both_endgame_tables_whole_in_flash(image):
+    from mancala_host.solver import tables
+
+    found = imagebuild.endgame_tables()
+    assert sorted(found) == ["kalah", "kalah_empty_capture"]
+    for name, (always, wipeout) in tables.PRESETS.items():
+        data = found[name.replace("-", "_")]
+        assert data == tables.build(always, wipeout, imagebuild.IMAGE_TABLE_STONES)
+        assert data[6] == imagebuild.IMAGE_TABLE_STONES and len(data) == 63001
+        # frozen as a bytes object: the file's bytes lie in the image as they are, once
+        assert image.payload.count(data) == 1
+    assert b"mancala_tables.py\0" in image.payload
+
+
+def test_the_tables_module_is_the_files_as_bytes(tmp_path):
+    found = {"kalah": b"MKET\x01\x06\x08\x02" + bytes(range(256)),
+             "kalah_empty_capture": b"MKET\x01\x06\x08\x01\xff\x00"}
+    name = imagebuild.stage_endgame_tables(str(tmp_path), found)
+    assert name == "mancala_tables.py"
+    module = {}
+    exec((tmp_path / name).read_text(), module)
+    assert {k: module[k] for k in found} == found
+
+
 def test_a_second_build_with_nothing_changed_builds_nothing(image):
     out = io.StringIO()
     assert imagebuild.build(ROOT, firmware_image.ARCHIVE, out=out) == image.name
@@ -90,6 +114,7 @@ def test_the_default_profile_is_frozen_as_a_module_beside_the_boards_manifest(re
     assert "include(%r)" % str(repo / "firmware" / "board" / "manifest.py") in text
     module = tmp_path / "work" / "frozen" / "mancala_fw" / "profile" / "default.py"
     assert "module('mancala_fw/profile/default.py', base_path=%r)" % str(module.parents[2]) in text
+    assert "module('mancala_tables.py', base_path=%r)" % str(module.parents[2]) in text
     frozen = {}
     exec(module.read_text(), frozen)
     with open(os.path.join(ROOT, "hardware", "profiles", "duo.json")) as f:

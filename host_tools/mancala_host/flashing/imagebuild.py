@@ -6,8 +6,9 @@ The image is MicroPython v1.28.0 for RPI_PICO built on the board definition in
 firmware/board/ (the stock Pico, named "Mancala board <version>" in the banner), with what
 firmware/board/manifest.py freezes, and hardware/profiles/duo.json frozen in as the profile the
 board boots with until a profile.json on its flash says otherwise (`mancala-board profile
-install`).  It is written to build/firmware/mancala-board-<version>.uf2 once it passes the
-checks of uf2.py.
+install`), and the 8-stone endgame tables of both Kalah rule presets frozen in as the module
+mancala_tables (docs/host-tool.md §15).  It is written to
+build/firmware/mancala-board-<version>.uf2 once it passes the checks of uf2.py.
 
 Sources, in this order:
 - `--source` an archive (.tar.xz/.tar.gz/.tar) of the MicroPython tree with its submodules,
@@ -23,7 +24,8 @@ fails: a Cortex-M0+ faults on the unaligned load (docs/architecture.md, "Native 
 image").
 
 The cache: the image is rebuilt only when its key changes, a hash of the source archive, the
-board definition, the manifest, every firmware file, the default profile and the version.  A key change rebuilds the
+board definition, the manifest, every firmware file, the default profile, the endgame tables and
+the version.  A key change rebuilds the
 frozen modules from scratch and the C code incrementally (a few seconds); a change to the
 source or the board definition builds in a fresh folder (about a minute with 2 jobs).
 """
@@ -194,9 +196,42 @@ def default_profile(root: str) -> str:
     return os.path.join(root, "hardware", "profiles", DEFAULT_PROFILE + ".json")
 
 
+# The endgame tables the image carries (docs/host-tool.md §15): both rule presets up to this
+# many stones in play, 63,001 bytes each, frozen as bytes objects that the firmware indexes in
+# flash.  Ten stones (323,339 bytes each) would not fit the code space below the filesystem;
+# `make deploy` puts the 10-stone files on the filesystem, and the board reads those first.
+IMAGE_TABLE_STONES = 8
+TABLES_MODULE = "mancala_tables"
+
+
+def endgame_tables() -> dict[str, bytes]:
+    """The image's tables by module attribute (kalah, kalah_empty_capture), each the bytes of
+    a whole table file as `make tables --stones 8` writes it."""
+    try:
+        from ..solver import tables
+    except ImportError as exc:
+        raise BoardError("Cannot make the image's endgame tables: the exact solver is not built "
+                         "(%s); run 'make venv' again." % exc)
+    return {name.replace("-", "_"): tables.build(always, wipeout, IMAGE_TABLE_STONES)
+            for name, (always, wipeout) in sorted(tables.PRESETS.items())}
+
+
+def stage_endgame_tables(stage: str, found: dict[str, bytes] | None = None) -> str:
+    """Writes the tables module under stage; returns its path relative to stage."""
+    found = endgame_tables() if found is None else found
+    lines = ['"""The endgame tables frozen into this image (written by make firmware from the\n'
+             'exact solver: every 6-pit Kalah position with at most %d stones in play, one table\n'
+             'file a rule preset; docs/host-tool.md section 15)."""\n' % IMAGE_TABLE_STONES]
+    for name, data in sorted(found.items()):
+        lines.append("%s = %r\n" % (name, data))
+    path = os.path.join(stage, TABLES_MODULE + ".py")
+    _write_if_changed(path, "".join(lines))
+    return TABLES_MODULE + ".py"
+
+
 def stage_default_profile(root: str, work: str) -> str:
-    """Writes the frozen default profile as a module, and the manifest the build uses: the
-    board's manifest.py plus that module.  Returns the manifest's path."""
+    """Writes the frozen default profile and the endgame tables as modules, and the manifest
+    the build uses: the board's manifest.py plus those.  Returns the manifest's path."""
     import json
 
     path = default_profile(root)
@@ -212,12 +247,14 @@ def stage_default_profile(root: str, work: str) -> str:
         '"""The profile this image boots with while the flash has no profile.json (frozen by\n'
         'make firmware from hardware/profiles/%s.json)."""\n'
         "NAME = %r\nTEXT = %r\n" % (DEFAULT_PROFILE, DEFAULT_PROFILE, text)))
+    tables = stage_endgame_tables(stage)
     manifest = os.path.join(work, "manifest.py")
     _write_if_changed(manifest, (
-        "# Written by make firmware: the board's manifest and the default profile.\n"
-        "include(%r)\nmodule(%r, base_path=%r)\n" % (
+        "# Written by make firmware: the board's manifest, the default profile and the endgame\n"
+        "# tables.\n"
+        "include(%r)\nmodule(%r, base_path=%r)\nmodule(%r, base_path=%r)\n" % (
             os.path.join(root, "firmware", "board", "manifest.py"),
-            "mancala_fw/profile/default.py", stage)))
+            "mancala_fw/profile/default.py", stage, tables, stage)))
     return manifest
 
 
@@ -233,6 +270,8 @@ def inputs_key(root: str, source_key: str, version: str) -> str:
     h.update(("%s\n%s\n%s\n" % (MICROPYTHON_VERSION, source_key, version)).encode())
     with open(default_profile(root), "rb") as f:
         h.update(hashlib.sha256(f.read()).digest())
+    for name, data in sorted(endgame_tables().items()):
+        h.update(name.encode() + b"\n" + hashlib.sha256(data).digest())
     for path in firmware_files(root):
         h.update(os.path.relpath(path, root).replace(os.sep, "/").encode() + b"\n")
         with open(path, "rb") as f:
@@ -445,7 +484,8 @@ def up_to_date(root: str, source: str) -> bool:
 def _describe(image: uf2.Image) -> str:
     micropython, machine = image.banner()
     return "%s bytes of flash below the filesystem's %s, MicroPython %s on %s" % (
-        format(image.end - image.start, ","), format(0xA0000, ","), micropython, machine)
+        format(image.end - image.start, ","), format(uf2.FILESYSTEM_OFFSET, ","), micropython,
+        machine)
 
 
 def _read(path: str) -> str | None:
