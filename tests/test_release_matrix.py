@@ -16,6 +16,10 @@ first CPU move of a boot, the cold path (its modules imported or compiled, then 
 where the image once locked up and rebooted into the same move again and again. Animations
 are off so that the emulated time goes to the searches.
 
+On CircuitPython a level-5 seat is refused in one sentence, and after the power cut the
+settings saved on the flash are given a level-5 CPU seat, as MicroPython saves them: the
+board plays it at 4 and says so in one warning.
+
 Each game is also read back off the LED rings (the frames the chip's PIO sends) whenever the
 board rests, waiting for a person, and the code that played must have come from where its way
 puts it (frozen in flash, or .mpy files on the littlefs). On the two MicroPython ways:
@@ -41,6 +45,8 @@ from mancala_fw.display.reader import read_counts
 
 import firmware_image
 from boardsim import Board, BoardGone, PROFILES
+from mancala_host.sim.rp2040 import FLASH_FILE
+from test_circuitpython import LEVEL_5_REFUSED, LEVEL_5_RESTORED, _in_nvm, _saved_at_level_5
 from test_rp2040_harness import needs_emulator
 from waits import wait_for
 
@@ -265,6 +271,11 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
         b.start()
         if micropython:
             _boots_as_its_way_leaves_it(b, way, profile)
+        if way == "circuitpython":
+            # Its strongest level is 4: a level-5 seat is refused in one sentence.
+            refused = b.request("set_config", config={"seats": [
+                dict(seat, level=5) if seat["kind"] == "cpu" else seat for seat in seats]})
+            assert refused["error"] == {"code": "bad_config", "message": LEVEL_5_REFUSED}
         b.ok("set_config", config={"animation_ms": 0, "seats": seats})
         state = b.ok("new_game", rules=rules, first=0)["state"]
         match = Match(state, cpu_seats, random.Random("%s/%s" % (way, profile)))
@@ -282,11 +293,18 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
         match.catch_up(b)
     finally:
         b.close()
+    if way == "circuitpython":
+        # The settings saved in the nvm sector get a level-5 CPU seat, as a board on
+        # MicroPython saves them: this edition plays it at 4 and says so once.
+        _in_nvm(os.path.join(flash, FLASH_FILE), _saved_at_level_5(cpu_seats[0]))
 
     b = Board(profile, target="rp2040", image=image, flash=flash, frames=True, chips=chips)
     try:
         b.start()  # the boot event: the board came back
         assert b.ok("get_config")["config"]["seats"] == seats
+        if way == "circuitpython":
+            assert [(e["level"], e["message"]) for e in b.take_events("log")] == [
+                ("warning", LEVEL_5_RESTORED % cpu_seats[0])]
         match.rings = _rings(b, profile, rules)
         match.resume(b)
         before = len(match.cpu_moves)
