@@ -114,10 +114,9 @@ def _a_demo(p):
 
 @command("hint", _module_command("commands.hint"), "ask the board which pit its CPU suggests for the seat to move")
 def _a_hint(p):
-    p.add_argument("--exact", action="store_true",
-                   help="Kalah: every pit that keeps the exact value with perfect play, computed here")
-    p.add_argument("--exact-nodes", type=int, default=1_000_000,
-                   help="with --exact: search nodes per move before the position counts as too big")
+    from ..logs.analyze import add_exact_arguments
+    add_exact_arguments(p, "Kalah: every pit that keeps the exact value with perfect play, "
+                           "computed here")
 
 
 @command("watch", _module_command("views.watch"), "the live board in the terminal, with commentary")
@@ -135,10 +134,9 @@ def _a_web(p):
                    help="the board's profile JSON, for the page's layout (default: hardware/profiles/BOARD.json)")
     p.add_argument("--stone-ms", type=_stone_ms, default=None, metavar="MS",
                    help="ms per stone in the page's sowing animation, 20-2000 (default: the board's animation_ms, or 120 when that is 0)")
-    p.add_argument("--exact", action="store_true",
-                   help="Kalah: show the exact value and the pits that keep it (off by default: it gives the game away)")
-    p.add_argument("--exact-nodes", type=int, default=1_000_000,
-                   help="with --exact: search nodes per move before a position counts as too big")
+    from ..logs.analyze import add_exact_arguments
+    add_exact_arguments(p, "Kalah: show the exact value and the pits that keep it (off by "
+                           "default: it gives the game away)")
 
 
 @command("record", _module_command("logs.record"), "write every finished game to a game log until stopped")
@@ -162,12 +160,11 @@ def _a_replay(p):
 def _a_stats(p):
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--plot", metavar="PNG", help="also draw the figures into this PNG file")
-    p.add_argument("--exact", action="store_true",
-                   help="with --plot: also draw one Kalah game's exact value line, to PNG-exact")
+    from ..logs.analyze import add_exact_arguments
+    add_exact_arguments(p, "with --plot: also draw one Kalah game's exact value line, to "
+                           "PNG-exact")
     p.add_argument("--exact-game", type=int, default=1,
                    help="with --exact: which finished Kalah game, counted from 1 (default 1)")
-    p.add_argument("--exact-nodes", type=int, default=1_000_000,
-                   help="with --exact: search nodes per move before a position counts as too big")
 
 
 @command("export", _module_command("logs.stats", "run_export"), "export the moves of logs (--csv)")

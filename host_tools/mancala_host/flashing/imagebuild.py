@@ -43,6 +43,7 @@ import tarfile
 from typing import TextIO
 
 from . import uf2
+from ..checksums import file_sha256, listed_sha256
 from ..errors import BoardError
 
 MICROPYTHON_VERSION = "1.28.0"
@@ -70,30 +71,20 @@ def image_path(root: str, version: str) -> str:
     return os.path.join(root, "build", "firmware", "mancala-board-%s.uf2" % version)
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def check_archive(path: str) -> str:
     """The archive's sha256, checked against SHA256SUMS beside it when that lists it."""
-    digest = _sha256(path)
+    digest = file_sha256(path)
     sums = os.path.join(os.path.dirname(os.path.abspath(path)), "SHA256SUMS")
     try:
         with open(sums) as f:
             lines = f.read().splitlines()
     except OSError:
         return digest
-    name = os.path.basename(path)
-    for line in lines:
-        parts = line.split()
-        if len(parts) == 2 and parts[1].lstrip("*") == name and parts[0].lower() != digest:
-            raise BoardError("The MicroPython source %s does not match its SHA256SUMS (sha256 %s, "
-                             "listed %s): the copy is damaged; fetch it again." % (
-                                 path, digest[:16], parts[0][:16]))
+    listed = listed_sha256(lines, os.path.basename(path))
+    if listed is not None and listed != digest:
+        raise BoardError("The MicroPython source %s does not match its SHA256SUMS (sha256 %s, "
+                         "listed %s): the copy is damaged; fetch it again." % (
+                             path, digest[:16], listed[:16]))
     return digest
 
 

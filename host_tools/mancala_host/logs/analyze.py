@@ -22,7 +22,7 @@ import json
 import math
 import sys
 import textwrap
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from . import gamelog
 from ..errors import BoardError
@@ -360,6 +360,25 @@ def _skipped_sentence(path, skipped):
                                       ", ".join(str(l) for l, _ in skipped), path))
 
 
+def report_games(chosen: list, analyse: Callable[[Any], dict],
+                 lines: Callable[[int, int, dict], Iterable[str]] | None) -> list[dict]:
+    """Each chosen (index, line, game) analysed in turn: printed as soon as it is done, a
+    blank line and lines(index, line, analysis), or with lines None (--json) collected, each
+    with its game index and log line, and returned."""
+    games = []
+    for index, line, game in chosen:
+        analysis = analyse(game)
+        if lines is None:
+            analysis.update(game=index, line=line)
+            games.append(analysis)
+            continue
+        print("")
+        for text in lines(index, line, analysis):
+            print(text)
+        sys.stdout.flush()
+    return games
+
+
 def run(args: argparse.Namespace) -> int:
     """analyze without --exact (the command line sends --exact to exact.run_analyze, which
     comes back here for Basic games)."""
@@ -374,17 +393,9 @@ def run(args: argparse.Namespace) -> int:
     if not as_json:
         for text in legend(analyst):
             print(text)
-    games = []
-    for index, line, game in chosen:
-        analysis = analyse_game(game, analyst)
-        if as_json:
-            analysis.update(game=index, line=line)
-            games.append(analysis)
-            continue
-        print("")
-        for text in game_lines(index, line, args.file, analysis):
-            print(text)
-        sys.stdout.flush()
+    games = report_games(chosen, lambda game: analyse_game(game, analyst),
+                         None if as_json else lambda index, line, analysis: game_lines(
+                             index, line, args.file, analysis))
     if as_json:
         print(json.dumps({"log": args.file, "search": {"level": LEVEL, "nodes": args.nodes,
                                                        "budget_ms": args.budget_ms},
@@ -396,6 +407,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# The exact solver's search nodes a move before a position counts as too big (about a second
+# on this machine's kind of host): --exact-nodes' default wherever --exact is offered.
+EXACT_NODES = 1_000_000
+
+
+def add_exact_arguments(p: argparse.ArgumentParser, exact_help: str) -> None:
+    """--exact (with the command's own help) and --exact-nodes, as every command that offers
+    the exact solver (logs/exact.py) takes them."""
+    p.add_argument("--exact", action="store_true", help=exact_help)
+    p.add_argument("--exact-nodes", type=int, default=EXACT_NODES,
+                   help="with --exact: search nodes per move before a position counts as too big "
+                        "(default %d)" % EXACT_NODES)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="LOG", help="a game log, as record writes it (docs/game-log.md)")
     p.add_argument("--game", type=int, default=None,
@@ -405,8 +430,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget-ms", type=int, default=500,
                    help="at most this many ms per position, whatever --nodes says (default 500)")
     p.add_argument("--json", dest="json_out", action="store_true", help="one JSON object, for scripts")
-    p.add_argument("--exact", action="store_true",
-                   help="Kalah: exact values with perfect play, stones thrown away, turning points")
-    p.add_argument("--exact-nodes", type=int, default=1_000_000,
-                   help="with --exact: search nodes per move before a position counts as too big "
-                        "(default 1000000)")
+    add_exact_arguments(p, "Kalah: exact values with perfect play, stones thrown away, turning "
+                           "points")

@@ -21,6 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import gamelog
+from .analyze import EXACT_NODES
 from ..errors import BoardError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 # The nodes each move's search may take (about half a second to a second on the host
 # machine, bench/solver.py); a position's value takes one search a legal pit.
-NODES = 1_000_000
+NODES = EXACT_NODES
 
 
 def _solver(rules):
@@ -169,17 +170,9 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not as_json:
         for text in analyze._wrap(LEGEND):
             print(text)
-    games = []
-    for index, line, game in kalah:
-        analysis = analyse_game(game, nodes)
-        if as_json:
-            analysis.update(game=index, line=line)
-            games.append(analysis)
-            continue
-        print("")
-        for text in game_lines(index, line, args.file, analysis, nodes):
-            print(text)
-        sys.stdout.flush()
+    games = analyze.report_games(kalah, lambda game: analyse_game(game, nodes),
+                                 None if as_json else lambda index, line, analysis: game_lines(
+                                     index, line, args.file, analysis, nodes))
     if as_json:
         print(json.dumps({"log": args.file, "exact": {"nodes": nodes}, "games": games,
                           "skipped": [{"line": l, "reason": r} for l, r in skipped]},

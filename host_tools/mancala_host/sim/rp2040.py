@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import os
 import shutil
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Union
 
+from ..checksums import file_sha256, listed_sha256
 from .errors import UsageError
 
 if TYPE_CHECKING:
@@ -56,14 +56,6 @@ def mirror(root: str) -> str:
     return os.environ.get(MIRROR_ENV) or os.path.join(root, "build", "rp2")
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def checked(folder: str, name: str) -> str:
     """Path of folder/name after checking it against folder/SHA256SUMS; UsageError if not."""
     path = os.path.join(folder, name)
@@ -71,15 +63,11 @@ def checked(folder: str, name: str) -> str:
     if not os.path.isfile(path) or not os.path.isfile(sums):
         raise UsageError("%s is missing: set %s to the folder with the RP2040 images, or fill "
                          "build/rp2/ as the README says" % (path, MIRROR_ENV))
-    want = None
     with open(sums) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 2 and parts[1].lstrip("*") == name:
-                want = parts[0].lower()
+        want = listed_sha256(f.read().splitlines(), name)
     if want is None:
         raise UsageError("%s lists no sha256 for %s, so the image cannot be checked" % (sums, name))
-    if _sha256(path) != want:
+    if file_sha256(path) != want:
         raise UsageError("%s does not match its sha256 in %s: fetch it again" % (path, sums))
     return path
 
