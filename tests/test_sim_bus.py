@@ -76,9 +76,8 @@ def test_the_message_format():
 def test_the_emulated_clock_and_the_irq_line():
     """The emulated Pico's requests: 'c' sets the models' clock (it has no answer), 'i' reads
     the chips' shared IRQ line: low from a touch status change until the status is read."""
+    ask, close, bus = _serve({"MANCALA_SIM_CHIPS": "5a,5b"})  # puts the fakes on sys.path
     import simclock
-
-    ask, close, bus = _serve({"MANCALA_SIM_CHIPS": "5a,5b"})
 
     def irq_at(ms):
         clock = struct.pack("4B", ord("c"), 0, 0, 8) + (ms * 1000).to_bytes(8, "little")
