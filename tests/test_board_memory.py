@@ -48,6 +48,10 @@ def test_diag_memory_reports_the_heap_and_its_floor():
         reset = b.ok("diag", action="memory", reset=True)
         assert reset["min_free"] <= later["min_free"]
         assert b.ok("diag", action="memory")["min_free"] >= reset["free"] - 4096
+        for bad, shown in ((1, "1"), ("yes", '"yes"'), (None, "null")):
+            error = b.request("diag", action="memory", reset=bad)["error"]
+            assert error == {"code": "bad_request",
+                             "message": '"reset" must be true or false, got %s.' % shown}
         message = b.request("diag", action="heap")["error"]["message"]
         assert "memory" in message and "scan" in message
 

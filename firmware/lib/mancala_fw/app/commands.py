@@ -4,6 +4,7 @@ action a touch would, so the pads and the serial line can never disagree. The di
 report of a command that failed are made by the boot (app.boot) and live on after it:
 app.boot is forgotten once the board is built, so nothing the loop keeps may come from it.
 """
+import json
 import sys
 
 from mancala_fw.protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
@@ -114,7 +115,11 @@ def diag(held, bringup, heap_report):
     on the Bringup in held[0], made again (bringup(False)) if the loop has let it go."""
     def diag(req):
         if req.get("action") == "memory":
-            return heap_report(req.get("reset") is True)
+            reset = req.get("reset", False)
+            if reset is not True and reset is not False:
+                raise CommandError(BAD_REQUEST, "\"reset\" must be true or false, got %s."
+                                   % json.dumps(reset)[:40])
+            return heap_report(reset)
         if held[0] is None:
             held[0] = bringup(False)
         return held[0].command(req)
