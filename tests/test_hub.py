@@ -123,6 +123,28 @@ def test_a_round_robin_with_cpu_seats_plays_out_and_the_standings_match(room):
     assert set(firsts) <= {2, 3}  # seat 0 rotates
 
 
+def test_only_the_hubs_own_page_may_post(room):
+    """A page from elsewhere in the teacher's browser (its Origin another site's), or a form
+    post (not JSON), changes nothing and gets one sentence; the hub's own origin is served."""
+    _, url, _, _ = room
+
+    def send(headers, data=b'{"boards": null}'):
+        req = urllib.request.Request(url + "api/pause", data=data, headers=headers)
+        with urllib.request.urlopen(req, timeout=HANG_S) as r:
+            return json.loads(r.read().decode())
+
+    before = {k: t.get("paused") for k, t in tiles(url).items()}
+    answer = send({"Content-Type": "application/json", "Origin": "http://evil.example"})
+    assert answer == {"ok": False, "error": "Only the hub's own page may change the room; "
+                                            "this request came from http://evil.example."}
+    answer = send({"Content-Type": "application/x-www-form-urlencoded"}, b"boards=")
+    assert answer == {"ok": False, "error": "The request must be JSON, sent as application/json."}
+    assert {k: t.get("paused") for k, t in tiles(url).items()} == before
+    own = url.rstrip("/")
+    _all_ok(send({"Content-Type": "application/json", "Origin": own}))
+    _all_ok(post(url, "resume"))
+
+
 def test_a_change_made_on_a_locked_board_is_put_back(room):
     boards, url, _, _ = room
     b = boards[3]

@@ -12,7 +12,8 @@ well-kept library; the boards' lines stay in their own threads, link.py).
     POST /api/tournament        {"players": ["Ann", "Bot=cpu2", ...], "style": "round-robin" | "swiss", ...}
     POST /api/export            writes the export folder; answers its path
 Every POST answers {"ok": true, "results": {KEY: "ok" or the board's reason}} or
-{"ok": false, "error": "one sentence"}.
+{"ok": false, "error": "one sentence"}.  A POST must be application/json and, when it names an
+Origin (a browser does), come from the hub's own page (same_site()).
 """
 
 from __future__ import annotations
@@ -165,9 +166,22 @@ def make_app(room: Room) -> web.Application:
             raise BoardError("The request must be a JSON object.")
         return data
 
+    def same_site(request) -> None:
+        """Only the hub's own page, or a program that is not a browser, may change the room:
+        a page from anywhere else open in the teacher's browser could otherwise post to it.
+        A browser names the page's origin on a POST, and a cross-site JSON request needs a
+        preflight the hub never grants."""
+        if request.content_type != "application/json":
+            raise BoardError("The request must be JSON, sent as application/json.")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin.split("://", 1)[-1] != request.host:
+            raise BoardError("Only the hub's own page may change the room; this request came "
+                             "from %s." % origin[:80])
+
     def action(fn):
         async def handler(request):
             try:
+                same_site(request)
                 data = await body(request)
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(None, fn, data)
