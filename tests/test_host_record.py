@@ -142,6 +142,45 @@ def test_a_hang_up_that_nohup_ignores_does_not_stop_record(tmp_path, monkeypatch
     assert said[-1] == "Stopped: 1 game(s) written to %s (1 of them unfinished)." % log
 
 
+def test_a_move_sent_while_the_heartbeat_waits_is_taken_as_its_event(tmp_path, monkeypatch):
+    # The board is quiet, so record asks for its state; a move on the pads goes out just
+    # before the answer. The answer must be compared after that move's event, not before:
+    # else the move looks lost, is "recovered" from the answer, and its event comes on top.
+    events, start, _ = _kalah_game()
+    after_one = {"id": ANSWER, "ok": True, "state": events[0]["state"], "first": 0, "moves": 1}
+    asked = []
+
+    def state(req):
+        asked.append(req)
+        if len(asked) == 2:  # the heartbeat: the move's event is on the line first
+            port.push(events[0])
+        return [start if len(asked) == 1 else after_one]
+
+    port = FakePort(board_script(state=state))
+
+    class Board(Client):
+        def next_event(self, timeout):
+            if timeout and not self.events and not port._queue and len(asked) >= 2:
+                os.kill(os.getpid(), signal.SIGTERM)  # after the heartbeat: stop
+            return Client.next_event(self, timeout)
+
+    client = Board(port, timeout=0.3)
+    client.hello()
+    said = []
+    log = tmp_path / "class.jsonl"
+    tracker = GameTracker(str(log), say=said.append)
+    monkeypatch.setattr(record, "_connect", lambda args: client)
+    monkeypatch.setattr(record, "HEARTBEAT_S", 0)  # the first quiet wait asks for the state
+    args = types.SimpleNamespace(out=str(log), games=0, reconnect_timeout=0)
+    with _signals(SIGTERM=_ignore):
+        assert record.run(args, tracker) == 0
+    assert len(asked) >= 2, said
+    game = json.loads(log.read_text())
+    assert [(m["seat"], m["pit"]) for m in game["moves"]] == [(events[0]["seat"], events[0]["pit"])]
+    assert "recovered" not in game["moves"][0], game
+    assert not [line for line in said if "moved on" in line], said
+
+
 def test_a_second_stop_ends_the_wait_for_the_board_and_keeps_what_came(tmp_path, monkeypatch):
     # At the stop record asks the board for its state, and the board is slow to answer: a
     # move's event arrives, then the teacher presses Ctrl-C again. record reads no further, and

@@ -366,6 +366,14 @@ class _Line:
                 client = self.reopen(str(exc))
                 quiet_since = time.monotonic()
             if beat is not None:
+                # The board answers after every line it sent before the request: the events
+                # that came while record waited for the answer go in first (next_event(0)
+                # takes only those), or the answer would look like moves lost and be
+                # "recovered" beside the events that played them.
+                queued = client.next_event(0)
+                while queued is not None:
+                    tracker.on_event(queued)
+                    queued = client.next_event(0)
                 tracker.check(beat, "The board's state moved on")
             if ev is not None:
                 quiet_since = time.monotonic()
