@@ -25,7 +25,16 @@ MICROPYTHON_SRC ?= $(wildcard $(RP2_MIRROR)/micropython-1.28.0-rp2-src.tar.xz)
 venv: $(STAMP)
 
 # The exact solver's compiled core is built by that pip install: a change to it reinstalls.
+# It needs a C compiler and Python's headers: Debian's gcc and python3-dev, installed once
+# like the browser below when either is missing.
+HAS_HEADERS = $(PYTHON) -c "import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"
 $(STAMP): pyproject.toml Makefile host_tools/mancala_host/solver/_kalah.c
+	@command -v gcc >/dev/null 2>&1 && $(HAS_HEADERS) || { \
+	  echo "Installing Debian's gcc and python3-dev for the exact solver's compiled core"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc python3-dev; }
+	@command -v gcc >/dev/null 2>&1 && $(HAS_HEADERS) || { \
+	  echo "The exact solver is C: $(PYTHON) needs gcc and its Python.h (for Debian's python3, the python3-dev package); install them and run make again." >&2; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
