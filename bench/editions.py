@@ -55,8 +55,18 @@ def start(image, flash, profile, main=None):
         argv += ["--image", os.path.join(rp2040.mirror(ROOT), image)]
     if main:
         argv += ["--main", main]
-    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=ROOT)
+    return launch(argv, flash)
+
+
+def launch(argv, flash):
+    """The sim, its stderr kept beside its flash (booted() quotes it if the board never boots)."""
+    os.makedirs(flash, exist_ok=True)
+    path = os.path.join(flash, "sim-stderr.txt")
+    with open(path, "wb") as err:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err, cwd=ROOT)
+    proc.stderr_path = path
+    return proc
 
 
 def lines(proc):
@@ -75,7 +85,14 @@ def booted(proc):
     for obj in it:
         if obj and obj.get("event") == "boot":
             return it
-    raise SystemExit("the board stopped before it booted")
+    proc.wait()
+    said = ""
+    try:
+        with open(proc.stderr_path, errors="replace") as f:
+            said = [line.strip() for line in f if line.strip()][-1]
+    except (AttributeError, OSError, IndexError):
+        pass
+    raise SystemExit("the board stopped before it booted" + (": " + said if said else ""))
 
 
 def request(proc, it, cmd, **args):

@@ -30,7 +30,6 @@ is long (minutes a game).
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from editions import booted, request  # noqa: E402
+from editions import booted, launch, request  # noqa: E402
 from mancala_host.sim import rp2040  # noqa: E402
 
 SEARCH_HEAP_PROBE = os.path.join(ROOT, "bench", "search_heap_probe.py")
@@ -73,8 +72,7 @@ def start(way, flash, profile):
         argv += ["--image", image]
     if way != "image":
         argv += ["--main", SEARCH_HEAP_PROBE]
-    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=ROOT)
+    return launch(argv, flash)
 
 
 def soak(way, profile, games, level, out):
