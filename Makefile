@@ -48,9 +48,10 @@ $(STAMP): pyproject.toml Makefile host_tools/mancala_host/solver/_kalah.c
 sim: $(STAMP) rp2040
 	$(BIN)/mancala-board sim $(SIMFLAGS)
 
-# The tests run on the firmware image too whenever its source is at hand (cached: seconds
-# when nothing changed).
-test: $(STAMP) browser rp2040 $(if $(MICROPYTHON_SRC),firmware)
+# The tests run on the firmware image too whenever its source is at hand: the first test that
+# needs it builds it (tests/firmware_image.py, once for all the test processes, cached:
+# seconds when nothing changed) while the other process goes on with tests that do not.
+test: $(STAMP) browser rp2040 $(if $(MICROPYTHON_SRC),toolchain)
 	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist worksteal) $(PYTEST_FLAGS)
 
 # The web view is tested in a real headless Chromium: Debian's package, not a test tool's

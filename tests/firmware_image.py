@@ -1,8 +1,8 @@
 """The firmware image for tests: build/firmware/mancala-board-<version>.uf2, built (or found up to
 date, in well under a second) from the MicroPython source archive in the RP2 mirror.
 
-`make test` builds it before pytest; a plain pytest run builds it here when the firmware
-changed.  Tests that need it skip only when there is no source archive or no ARM toolchain:
+The first test that needs it builds it here, in `make test` and in a plain pytest run alike,
+whenever the firmware changed.  Tests that need it skip only when there is no source archive or no ARM toolchain:
 CI has both (.ci/run passes the archive and make installs the toolchain)."""
 import fcntl
 import io
