@@ -8,6 +8,8 @@
         poll_pads(); draw_leds()                          # app stays live between slices
     pit = s.best                                          # s.pause() (say from a pin
                                                           # interrupt) ends a slice early
+    s = Search(game, 5, endgame=table)    # table: a mancala.endgame.Table; a position it
+                                          # covers is played from it (s.exact, s.exact_pits)
 
 The search is an alpha-beta with null windows (PVS; negamax over two "teams": the root seat,
 and everyone else; in 3-4 player Basic on best-reply turns, each rival replying with its own
@@ -156,10 +158,16 @@ class Search:
     best_reply: in 3-4 player games, after a rival's move the root moves again, so that only
     the next rival replies to each of its moves, with its own first move by the move ordering
     (docs/cpu.md section 6); False searches the real turn order, every rival minimizing the
-    root's score."""
+    root's score.
+    endgame: a mancala.endgame.Table, or None (the caller chooses: the app gives one to
+    level 5 and to the hint). When it covers the position, the search is done at once: best
+    is a pit that keeps the exact value (of several, the one nearest the store), exact that
+    value (the final store difference with perfect play, for the seat to move) and
+    exact_pits every pit that keeps it, ascending; otherwise both are None and the search
+    runs."""
 
     def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
-                 best_reply=True, started=None):
+                 best_reply=True, started=None, endgame=None):
         if isinstance(level, bool) or level not in LEVELS:
             raise ValueError("level must be 1, 2, 3, 4 or 5, got %r" % (level,))
         if game.over:
@@ -183,6 +191,16 @@ class Search:
         self.timed_out = False
         self.stopped = False
         self.done = False
+        self.exact = None
+        self.exact_pits = None
+        if endgame is not None:
+            found = endgame.exact(game)
+            if found is not None:
+                self.exact, self.exact_pits, _ = found
+                self.best = self.exact_pits[-1]
+                self.score = self.exact
+                self.done = True
+                return
         rng = Rng(self.started if seed is None else seed)
         self.noise_salt = rng.below(256)
         self.maxd = maxd
@@ -300,8 +318,10 @@ class Search:
             self._new_iteration()
 
 
-def choose_move(game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None):
+def choose_move(game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
+                endgame=None):
     """A legal pit for game.turn, chosen within about budget_ms; game is not changed.
     seed makes the levels' mistakes reproducible; max_nodes caps the work (tests, benches);
-    memory, a Memory kept between moves (default: a new one)."""
-    return Search(game, level, budget_ms, seed, max_nodes, memory).run()
+    memory, a Memory kept between moves (default: a new one); endgame, a table that plays
+    the positions it covers exactly (Search)."""
+    return Search(game, level, budget_ms, seed, max_nodes, memory, endgame=endgame).run()
