@@ -23,6 +23,19 @@ def test_hint_json(monkeypatch, capsys):
     assert json.loads(out) == {"seat": 0, "pit": 6}
 
 
+def test_an_exact_hint_names_every_perfect_pit_and_the_outcome(monkeypatch, capsys):
+    exact = {"id": ANSWER, "ok": True, "seat": 0, "pit": 6, "exact": 4, "best": [2, 3, 6],
+             "outcome": "seat 0 wins by 4 with best play"}
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[exact])), ["hint"])
+    assert code == 0, err
+    assert out == ("Seat 0 to move: pits 2, 3 and 6 are perfect (the board's endgame table); "
+                   "seat 0 wins by 4 with best play.\n")
+    code, out, err = run(monkeypatch, capsys, FakePort(board_script(hint=[exact])),
+                         ["--json", "hint"])
+    assert json.loads(out) == {"seat": 0, "pit": 6, "exact": 4, "best": [2, 3, 6],
+                               "outcome": "seat 0 wins by 4 with best play"}
+
+
 def test_hint_after_the_game_is_one_sentence(monkeypatch, capsys):
     refusal = {"id": ANSWER, "ok": False,
                "error": {"code": "illegal_move", "message": "The game is over; there is no move to hint."}}

@@ -104,6 +104,34 @@ def test_hint_pulses_the_pit_and_keeps_its_count():
     assert strength() == steady
 
 
+def test_a_hint_of_several_pits_pulses_each_of_them_and_no_other():
+    # The coach's hint in a covered endgame: every pit that keeps the exact value pulses.
+    p, d, g, leds, rings = _game()
+
+    def strength(pit):
+        chain, start, n = rings[d.ring(0, pit)]
+        return max(leds.bufs[chain][start * 3:(start + n) * 3])
+    d.tick(900)
+    steady = [strength(pit) for pit in range(1, 7)]
+    d.hint([_pos(p, d, 0, 2), _pos(p, d, 0, 5)], now=1000)
+    seen = [{} for _ in range(6)]
+    for step in range(40):
+        d.tick(1000 + step * 20)
+        for pit in range(1, 7):
+            seen[pit - 1][strength(pit)] = 1
+        _reads_back(d, g.to_dict(), leds, rings)
+    for pit in range(1, 7):
+        if pit in (2, 5):
+            assert len(seen[pit - 1]) >= 4, (pit, seen[pit - 1])
+            assert max(seen[pit - 1]) == steady[pit - 1]
+        else:
+            assert list(seen[pit - 1]) == [steady[pit - 1]], (pit, seen[pit - 1])
+    record = g.play(3)                  # a move ends the hint on every pit
+    d.play(record, g.to_dict(), g.legal_moves(), now=2000)
+    d.tick(run_out(d, 2000) + 1000)
+    assert d.hint_ring == -1
+
+
 def test_hint_and_countdown_at_full_brightness_keep_the_wire_within_budget():
     p, d, g, leds, rings = _game("quad", {"variant": "basic", "players": 4, "pits": 6,
                                           "seeds": 4}, 100)

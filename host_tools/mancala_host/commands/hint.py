@@ -51,8 +51,20 @@ def run(args: argparse.Namespace) -> int:
         return _run_exact(args)
     with connect(args) as client:
         answer = ask(client)
+    # In an endgame its table covers, the board answers exactly: the value, every pit that
+    # keeps it and the outcome (docs/protocol.md section 4, hint).
+    exact = isinstance(answer.get("best"), list) and isinstance(answer.get("outcome"), str)
     if args.json:
-        print(json.dumps({"seat": answer["seat"], "pit": answer["pit"]}, sort_keys=True))
+        out = {"seat": answer["seat"], "pit": answer["pit"]}
+        if exact:
+            out.update((k, answer.get(k)) for k in ("exact", "best", "outcome"))
+        print(json.dumps(out, sort_keys=True))
+    elif exact:
+        best = [str(p) for p in answer["best"]]
+        pits = "pit " + best[0] if len(best) == 1 else \
+            "pits " + ", ".join(best[:-1]) + " and " + best[-1]
+        print("Seat %d to move: %s %s perfect (the board's endgame table); %s." % (
+            answer["seat"], pits, "is" if len(best) == 1 else "are", answer["outcome"]))
     else:
         print("Seat %d to move: the CPU suggests pit %d." % (answer["seat"], answer["pit"]))
     return 0

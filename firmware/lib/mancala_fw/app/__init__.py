@@ -39,6 +39,7 @@ class App:
         self.profile = profile
         self.display = display
         self.emit = emit
+        self.flash = flash
         self.settings_path = flash + SETTINGS_FILE
         self.game_path = flash + GAME_FILE
         self.config = _configs().defaults(profile)
@@ -143,12 +144,26 @@ class App:
             return 0
         return (self.session.first + 1) % players
 
-    def new_game(self, source, rules=None, first=None, answer=None):
+    def new_game(self, source, rules=None, first=None, answer=None, position=None):
         """Starts a game; rules (optional) are checked and saved as set_config does.
-        answer: as for press(), it gets the new game's state."""
+        answer: as for press(), it gets the new game's state. position: an engine state
+        dict to start from instead of the opening (its rules become the config's, its seat
+        to move the first)."""
         warnings = []
         players = self.config["rules"]["players"]
         checked = None
+        session = None
+        if position is not None:
+            if rules is not None or first is not None:
+                raise CommandError("bad_request", "new_game takes a state alone: its rules "
+                                   "and its seat to move are the state's.")
+            try:
+                session = Session.at(position)
+            except (ValueError, TypeError, AttributeError) as e:
+                raise CommandError("bad_request", "state is not a position of a game: %s."
+                                   % str(e).rstrip("."))
+            rules = position["rules"]
+            first = session.first
         if rules is not None:
             # Checked once: app.config is loaded for it and forgotten again (its heap is the
             # game's), so a second check would load it twice.
@@ -170,7 +185,7 @@ class App:
         # The old game's take-backs go before the new game is built, so the two games'
         # snapshots never share the heap; if building fails, the old game is still there.
         self._game_on().game.undo_limit = 0
-        self._use(Session(self.config["rules"], first))
+        self._use(session or Session(self.config["rules"], first))
         state = self.state()
         if answer is not None:
             answer["state"] = state

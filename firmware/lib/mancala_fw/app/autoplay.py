@@ -38,6 +38,7 @@ import sys
 
 from mpcompat import ticks_ms, ticks_diff
 
+from mancala_fw import forget
 from mancala_fw.protocol import reply, error, HINT_DROPPED, INTERNAL
 from mancala_fw.app.heap import sample as sample_heap
 
@@ -54,6 +55,7 @@ TIMEOUT_LEVEL = 3  # the move the timer plays for an absent person: sensible, no
 CPU_LEVELS = 5  # mancala.cpu plays levels 1..CPU_LEVELS
 STRONGEST_LEVEL = 4 if sys.implementation.name == "circuitpython" else CPU_LEVELS
 HINT_LEVEL = STRONGEST_LEVEL  # a hint is the strongest suggestion the board can make
+MAX_STONES = 15  # no endgame table covers more stones in play (mancala.endgame)
 COUNTDOWN_S = 10  # the move timer shows its last seconds on the store
 DROPPED = "The game changed before the hint was ready; send hint again."
 FAILED = "The board hit an internal error while thinking; send hint again."
@@ -74,12 +76,14 @@ class Autoplay:
         self.asked = []  # ids of the serial hint requests waiting for self.search
         self.irq = None  # the pads' drivers.irqline.IrqLine, where wired (app.loop sets it)
         self.sampled = False  # diag memory's mark was read after this search's first slice
+        self.endgame = None  # the mancala.endgame.Table of endgame_rules' games, or None
+        self.endgame_rules = None
 
     def start_hint(self, source="pad", rid=None):
         """Think about the move in slices; tick() shows the pit when done and answers the
         serial request rid then (source "serial")."""
         if self.search is None:
-            self.search = self._search(self.app.session.game, HINT_LEVEL)
+            self.search = self._search(self.app.session.game, HINT_LEVEL, hint=True)
             self.hinting = source
         if source == "serial":  # only now: a Search that failed was answered `internal`
             self.asked.append(rid)
@@ -118,24 +122,49 @@ class Autoplay:
             self.app.log("error", "The CPU player could not be loaded (out of memory); the "
                                   "board tries again at its first move.")
 
-    def _search(self, game, level, started=None):
-        # The budget counts from started (default: now, after the CPU is loaded).
+    def _search(self, game, level, started=None, hint=False):
+        # The budget counts from started (default: now, after the CPU is loaded). Level 5
+        # and the hint play a position the endgame table covers from the table.
         self.load_cpu()
         from mancala.cpu import Search
         self.sampled = False
+        table = self._endgame(game) if hint or level >= CPU_LEVELS else None
         return Search(game, min(level, STRONGEST_LEVEL), THINK_MS, memory=self.memory,
-                      started=started)
+                      started=started, endgame=table)
 
-    def _answer(self, seat, pit, code=HINT_DROPPED):
-        """Answers the serial hints waiting: with seat and pit, or (pit None) with code."""
+    def _endgame(self, game):
+        """The endgame table for game's rules (mancala_fw.app.endgame), looked for once per
+        set of rules, when a Kalah game first has few enough stones in play for a table;
+        None when there is none. A table that is there but unusable is said once, quietly."""
+        if not game.kalah or game.pits != 6 or game.stones(0) + game.stones(1) > MAX_STONES:
+            return None
+        rules = game.rules
+        if rules != self.endgame_rules:
+            if self.endgame is not None:
+                self.endgame.close()
+            self.endgame = None
+            self.endgame_rules = rules
+            from mancala_fw.app.endgame import find
+            self.endgame, note = find(rules, self.app.flash)
+            forget("mancala_fw.app.endgame")  # the table is mancala.endgame's, which stays
+            if note:
+                self.app.log("info", note)
+        return self.endgame
+
+    def _answer(self, seat, pit, code=HINT_DROPPED, exact=None):
+        """Answers the serial hints waiting: with seat and pit (and the fields of exact, a
+        covered endgame's), or (pit None) with code."""
         asked = self.asked
         if not asked:
             return
         self.asked = []
         why = DROPPED if code == HINT_DROPPED else FAILED
+        fields = {"seat": seat, "pit": pit}
+        if exact:
+            for k in exact:
+                fields[k] = exact[k]
         for rid in asked:
-            self.app.emit(None, error(rid, code, why) if pit is None else
-                          reply(rid, {"seat": seat, "pit": pit}))
+            self.app.emit(None, error(rid, code, why) if pit is None else reply(rid, fields))
 
     def pause(self):
         """A pad changed: the running search slice returns at its next look at the clock
@@ -244,9 +273,22 @@ class Autoplay:
                 source = self.hinting
                 self.search = None
                 self.hinting = None
-                app.display.hint(app.seating.position(g.turn, pit))
-                app.emit("hint", {"seat": g.turn, "pit": pit, "source": source})
-                self._answer(g.turn, pit)
+                fields = {"seat": g.turn, "pit": pit, "source": source}
+                exact = None
+                if s.exact is None:
+                    app.display.hint(app.seating.position(g.turn, pit))
+                else:
+                    # A covered endgame: every pit that keeps the exact value pulses, and
+                    # the hint says the value and how the game ends with best play.
+                    from mancala.endgame import outcome
+                    best = s.exact_pits
+                    app.display.hint([app.seating.position(g.turn, p) for p in best])
+                    exact = {"exact": s.exact, "best": best,
+                             "outcome": outcome(g.turn, s.exact)}
+                    for k in exact:
+                        fields[k] = exact[k]
+                app.emit("hint", fields)
+                self._answer(g.turn, pit, exact=exact)
             return
         if self.search is None:
             if app.display.busy():

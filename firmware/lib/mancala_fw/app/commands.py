@@ -36,7 +36,8 @@ def table(app):
     def new_game(req):
         answer = {}  # type: dict
         answer["first"], answer["warnings"] = app.new_game("serial", req.get("rules"),
-                                                           req.get("first"), answer)
+                                                           req.get("first"), answer,
+                                                           req.get("state"))
         return answer
 
     def state(req):

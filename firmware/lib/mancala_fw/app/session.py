@@ -27,6 +27,17 @@ class Session:
         self.moves = bytearray()
         self.base = None  # the state the moves start from, when not the opening (a recovery)
 
+    @classmethod
+    def at(cls, state):
+        """A game set up in the position of state (an engine state dict: new_game's
+        "state"); take-backs go back to it, not further. ValueError with a sentence if state
+        is not a position of a game."""
+        game = Game.from_dict(state)
+        s = cls(game.rules.to_dict(), 0 if game.turn is None else game.turn)
+        s.game = _limited(game)
+        s.base = game.to_dict()
+        return s
+
     def play(self, seat, pit):
         """Plays pit for seat (None = the seat to move). Returns the move record, or raises
         IllegalMove with a sentence for a person."""

@@ -20,8 +20,9 @@ power limiter. docs/display.md explains what a person sees; this is the API the 
     d.countdown(seat, seconds_left)   # move timer: the seat's store shows seconds_left
                                       #   (1..10; more shows 10) magenta lights, a bar
                                       #   ending at the top; None or 0 clears it
-    d.hint(pos)                       # position id of the suggested pit: it pulses until
-                                      #   the next play()/set_state()/set_game() or hint(None)
+    d.hint(pos)                       # position id of the suggested pit (or a list of
+                                      #   them: they pulse together): it pulses until the
+                                      #   next play()/set_state()/set_game() or hint(None)
     d.tick(now)                       # from the main loop: advance, repaint what changed,
                                       #   limit, show; True if LEDs changed. No allocation.
     d.settings(brightness_percent, power_limit_ma, ms_per_stone)   # at once
@@ -94,15 +95,19 @@ class Display(Board):
         self.set_countdown(self.seat_rings[seat][0], seconds_left)
 
     def hint(self, pos, now=None):
-        """Pulse the suggested pit (a position id such as "0.3"); None clears it."""
+        """Pulse the suggested pit (a position id such as "0.3"), or every pit of a list of
+        them; None clears it."""
         if pos is None:
             self.set_hint(-1)
             return
-        r = self.ring_of.get(pos)
-        if r is None or self.owner[r] < 0:
-            raise ValueError("hint needs a position of this game such as \"0.3\", got %r" % (
-                pos,))
-        self.set_hint(r, now)
+        rs = []
+        for p in (pos if isinstance(pos, list) else (pos,)):
+            r = self.ring_of.get(p)
+            if r is None or self.owner[r] < 0:
+                raise ValueError("hint needs a position of this game such as \"0.3\", got %r"
+                                 % (p,))
+            rs.append(r)
+        self.set_hints(rs, now)
 
     def finish(self):
         self.skip()

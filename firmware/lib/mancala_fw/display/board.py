@@ -45,6 +45,7 @@ class Board(Seats):
         self._p_state = None          # play()'s state and legal, taken on the next full tick
         self._p_legal = None
         self.hint_ring = -1           # the suggested pit, pulsing; -1 = none
+        self.hinted = bytearray(n)    # while hint_ring >= 0: 1 for each pit that pulses
         self._hint_start = ticks_ms()
         self.warn_ring = -1           # the store showing the move timer's countdown
         self.warn_n = 0               # its WARN lights (seconds left, at most COUNTDOWN_MAX)
@@ -55,7 +56,9 @@ class Board(Seats):
         self._fx_until = ticks_ms()   # the last effect ends at this time ...
         self._fx_over = True          # ... and a full tick has run since (it cleared them)
         self._steps = -1              # the breath's and the hint's step at the last full tick
-        self.pulsing = bytearray(4)   # the rings that breathe or pulse (rings.repaint notes them)
+        # The rings that breathe or pulse (rings.repaint notes them): a store and up to 7
+        # hinted pits, or the winners' stores.
+        self.pulsing = bytearray(8)
         self.npulsing = 0
 
     # --- settings ---------------------------------------------------------------------
@@ -77,7 +80,16 @@ class Board(Seats):
 
     def set_hint(self, r, now=None):
         """Ring r (a pit) pulses until the next move or set_hint(-1)."""
-        self.hint_ring = r
+        self.set_hints((r,) if r >= 0 else (), now)
+
+    def set_hints(self, rs, now=None):
+        """Rings rs (pits) pulse together until the next move or set_hint(-1)."""
+        hinted = self.hinted
+        for r in range(self.n):
+            hinted[r] = 0
+        for r in rs:
+            hinted[r] = 1
+        self.hint_ring = rs[0] if len(rs) else -1
         self._hint_start = ticks_ms() if now is None else now
         self._stale = True
 

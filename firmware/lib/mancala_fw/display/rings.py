@@ -49,7 +49,8 @@ def repaint(b, lo, hi, now):
     nplaces = len(places)
     turn = -2 if b.turn is None else b.turn   # -2: no ring's owner
     breath = palette.BREATH[(ticks_diff(now, b._breath_start) // palette.BREATH_STEP_MS) & 31]
-    hint_ring = b.hint_ring
+    hinting = b.hint_ring >= 0
+    hinted = b.hinted
     hint = palette.HINT[(ticks_diff(now, b._hint_start) // palette.HINT_STEP_MS) & 15]
     warn_ring = b.warn_ring
     origin = b.origin
@@ -80,7 +81,7 @@ def repaint(b, lo, hi, now):
                     peak = full
                 else:
                     level = rest
-            elif r == hint_ring:
+            elif hinting and hinted[r]:
                 level = hint
                 peak = full
             elif store and seat == turn:

@@ -1,0 +1,96 @@
+"""A perfect endgame on the virtual board (the firmware on the MicroPython unix port, its
+flash a folder holding tables/ as `make deploy` puts it on a Pico): a position set up over
+serial (new_game with a state), the coach's hint in a covered endgame naming every pit that
+keeps the exact value and the outcome, the plain hint outside one, and a level-5 CPU seat
+keeping the exact value. The host's exact solver is the judge."""
+import os
+import random
+
+import pytest
+
+from boardsim import Board
+from mancala import Game, Rules
+from mancala_host.solver import Exact, tables
+from test_solver import game_at, random_position
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    flash = tmp_path_factory.mktemp("flash")
+    os.makedirs(flash / "tables")
+    for name, (always, wipeout) in tables.PRESETS.items():
+        (flash / "tables" / ("%s-%d.bin" % (name, tables.STONES))).write_bytes(
+            tables.build(always, wipeout))
+    with Board("duo", flash=str(flash)) as b:
+        b.ok("set_config", config={"animation_ms": 0})
+        yield b
+
+
+def positions(name, count, seed, stones=(2, tables.STONES)):
+    rules = Rules.from_dict({"preset": name})
+    rng = random.Random(seed)
+    for k in range(count):
+        mine, theirs = random_position(rng, rng.randint(*stones))
+        rest = 48 - sum(mine) - sum(theirs)
+        lead = rng.randrange(rest + 1)
+        yield game_at(rules, [mine, theirs], turn=k % 2, stores=(lead, rest - lead))
+
+
+def set_up(b, game):
+    answer = b.ok("new_game", state=game.to_dict())
+    assert answer["state"] == game.to_dict()
+    b.take_events()
+
+
+@pytest.mark.parametrize("name", sorted(tables.PRESETS))
+def test_the_coach_names_every_pit_that_keeps_the_exact_value(board, name):
+    solver = Exact(Rules.from_dict({"preset": name}), tt_bits=18)
+    for game in positions(name, 12, 5):
+        set_up(board, game)
+        answer = board.ok("hint")
+        moves = solver.move_values(game)
+        value = max(moves.values())
+        best = sorted(p for p in moves if moves[p] == value)
+        assert (answer["exact"], answer["best"]) == (value, best), game.to_dict()
+        assert answer["seat"] == game.turn and answer["pit"] in best
+        winner = game.turn if value > 0 else 1 - game.turn
+        assert answer["outcome"] == ("a draw with best play" if not value else
+                                     "seat %d wins by %d with best play" % (winner, abs(value)))
+        (event,) = board.take_events("hint")
+        assert {k: event[k] for k in ("seat", "pit", "exact", "best", "outcome")} == \
+            {k: answer[k] for k in ("seat", "pit", "exact", "best", "outcome")}
+
+
+def test_outside_a_covered_endgame_the_hint_is_as_before(board):
+    board.ok("new_game", rules={"variant": "kalah"}, first=0)
+    answer = board.ok("hint")
+    assert set(answer) == {"id", "ok", "seat", "pit"}
+    # Rules no table covers: the same, however few stones are left.
+    rules = Rules.from_dict({"variant": "kalah", "capture": "always", "wipeout_capture": True})
+    set_up(board, game_at(rules, [[0, 0, 0, 0, 1, 1], [1, 0, 0, 0, 0, 0]]))
+    assert set(board.ok("hint")) == {"id", "ok", "seat", "pit"}
+
+
+def test_a_level_5_seat_keeps_the_exact_value(board):
+    for name in sorted(tables.PRESETS):
+        solver = Exact(Rules.from_dict({"preset": name}), tt_bits=18)
+        for game in positions(name, 6, 9):
+            seats = [{"kind": "human"}, {"kind": "human"}]
+            seats[game.turn] = {"kind": "cpu", "level": 5}
+            board.ok("set_config", config={"seats": seats})
+            set_up(board, game)
+            move = board.wait_event("move")
+            moves = solver.move_values(game)
+            assert moves[move["pit"]] == max(moves.values()), (game.to_dict(), move["pit"])
+    board.ok("set_config", config={"seats": [{"kind": "human"}, {"kind": "human"}]})
+
+
+def test_a_state_that_is_no_position_is_refused_with_a_sentence(board):
+    before = board.ok("state")["state"]
+    bad = dict(before, pits=[[1, 2, 3], [0, 0, 0]])
+    answer = board.request("new_game", state=bad)
+    assert answer["ok"] is False and answer["error"]["code"] == "bad_request"
+    assert answer["error"]["message"].startswith("state is not a position of a game: ")
+    answer = board.request("new_game", state=before, first=1)
+    assert answer["error"]["code"] == "bad_request"
+    assert board.ok("state")["state"] == before
