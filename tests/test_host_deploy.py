@@ -26,7 +26,8 @@ def test_dry_run_lists_the_compiled_tree(tmp_path, capsys):
         sources += [n for n in names if n.endswith(".py") and n != "manifest.py"]
     sources.remove("code.py")  # the CircuitPython edition's entry point (deploy --circuitpython)
     listed = [l.split()[0] for l in out.splitlines() if l.startswith("  :")]
-    assert len(listed) == len(sources) + 1
+    assert len(listed) == len(sources) + 3  # the profile and the two endgame tables
+    assert ":tables/kalah-10.bin" in listed and ":tables/kalah-empty-capture-10.bin" in listed
     assert ":main.py" in listed and ":profile.json" in listed and ":lib/mancala/game.mpy" in listed
     assert not any(l.endswith(".py") and l != ":main.py" for l in listed)
     assert ":code.py" not in listed
@@ -35,6 +36,52 @@ def test_dry_run_lists_the_compiled_tree(tmp_path, capsys):
     with open(os.path.join(ROOT, "hardware", "profiles", "quad.json")) as f:
         assert json.load(f) == json.loads((build / "profile.json").read_text())
     assert "Then reset the board and check that it reports firmware" in out
+
+
+def test_the_endgame_tables_go_to_tables_and_fit_the_filesystem(tmp_path, capsys):
+    from mancala_host.solver import tables
+    build = tmp_path / "build"
+    assert cli.main(["deploy", "--dry-run", "--build", str(build)]) == 0
+    out = capsys.readouterr().out
+    for name, (always, wipeout) in tables.PRESETS.items():
+        staged = build / "tables" / ("%s-10.bin" % name)
+        assert staged.read_bytes() == tables.build(always, wipeout)
+    kib = int(out.split("They take about ")[1].split()[0])
+    assert 632 < kib <= 1408 - 64, out
+    assert cli.main(["deploy", "--dry-run", "--no-tables", "--build", str(build)]) == 0
+    out = capsys.readouterr().out
+    assert ":tables/" not in out and not (build / "tables").exists()
+    assert int(out.split("They take about ")[1].split()[0]) < kib - 632
+
+
+def test_deploy_makes_the_tables_it_lacks_and_refuses_a_bad_one(tmp_path, capsys):
+    from mancala_host.solver import tables
+    paths = deploy.board_tables(str(tmp_path))
+    assert [os.path.relpath(p, str(tmp_path)) for p in paths] == [
+        os.path.join("build", "tables", "kalah-10.bin"),
+        os.path.join("build", "tables", "kalah-empty-capture-10.bin")]
+    with open(paths[0], "rb") as f:
+        assert f.read() == tables.build(*tables.PRESETS["kalah"])
+    assert "Making the endgame table" in capsys.readouterr().out
+    with open(paths[1], "wb") as f:
+        f.write(b"MKET\x02")
+    with pytest.raises(BoardError) as e:
+        deploy.board_tables(str(tmp_path))
+    assert str(e.value).count(".") <= 2 and "kalah-empty-capture-10.bin is not an endgame " \
+        "table the firmware reads (it is not an endgame table (no MKET header)); delete it" \
+        in str(e.value)
+
+
+def test_files_that_leave_no_room_for_the_saves_are_refused(tmp_path):
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "big.bin").write_bytes(bytes(1350 * 1024))
+    (tmp_path / "main.py").write_text("x")
+    files = [("main.py", False), ("tables/big.bin", False)]
+    with pytest.raises(BoardError) as e:
+        deploy.check_room(str(tmp_path), files)
+    assert "leaves too little for the board's saves; deploy with --no-tables" in str(e.value)
+    (tmp_path / "tables" / "big.bin").write_bytes(bytes(1200 * 1024))
+    assert deploy.check_room(str(tmp_path), files) * 4 <= 1408 - 64
 
 
 def test_deploy_stages_in_its_own_folder_and_leaves_the_built_image(tmp_path, capsys):

@@ -194,6 +194,8 @@ def _a_deploy(p):
     p.add_argument("--dry-run", action="store_true", help="list what would be copied, touch nothing")
     p.add_argument("--firmware", help="the firmware folder (default: the repository's firmware/)")
     p.add_argument("--build", help="where compiled files go (default: build/deploy in the repo)")
+    p.add_argument("--no-tables", action="store_true",
+                   help="leave the endgame tables (build/tables, made if missing) off the board")
     p.add_argument("--circuitpython", action="store_true",
                    help="a Pico running CircuitPython: copy code.py, lib/ and the profile onto "
                         "its CIRCUITPY drive (unchanged files are skipped)")

@@ -8,6 +8,11 @@
    compares each file's SHA-256 with the board's copy and skips the unchanged ones ("Up to date").
 3. Check: after a reset, the board must answer hello with the firmware version of the source.
 
+The endgame tables go with the firmware, into /tables/ (docs/host-tool.md section 15): the
+files `make tables` writes into build/tables/, made by the exact solver first when they are
+not there (a second or two each). Before anything is copied, the staged files must fit the
+Pico's filesystem with room left for the board's saves; `--no-tables` leaves them off.
+
 `--dry-run` stages and lists what would be copied, and touches no board.
 """
 
@@ -30,6 +35,13 @@ KEEP_SOURCE = ("main.py", "boot.py")  # run by name at boot, so never compiled
 PROFILE_FILE = "profile.json"  # the board's profile, on its flash (see profile install)
 PROFILE_NEW = "profile.json.new"
 CIRCUITPYTHON_ONLY = ("code.py",)  # the CircuitPython edition's entry point (circuitpy.py)
+TABLES_FOLDER = "tables"  # on the board: mancala_fw.app.endgame reads /tables/<preset>-N.bin
+# The stock RPI_PICO filesystem: littlefs, 352 blocks of 4 KiB (1408 KiB) from flash offset
+# 0xA0000. The board's own files (settings, the game, the calibration, and the temporary
+# copy of each while it is saved) need a few blocks; 64 KiB stays free for them.
+FS_BLOCK = 4096
+FS_BLOCKS = 352
+FS_KEEP_FREE = 16
 
 
 def repo_root() -> str:
@@ -74,9 +86,10 @@ def profile_path(name: str, root: str) -> str:
     return path
 
 
-def stage(firmware: str, build: str, profile: str,
-          compiler: str | None = None) -> list[tuple[str, bool]]:
-    """Compile and collect the board's files under `build`; returns [(relative path, compiled)]."""
+def stage(firmware: str, build: str, profile: str, compiler: str | None = None,
+          tables: list[str] | None = None) -> list[tuple[str, bool]]:
+    """Compile and collect the board's files under `build`; returns [(relative path, compiled)].
+    tables: the endgame table files to stage into tables/ (board_tables())."""
     manifest_path = os.path.join(build, ".sources.json")
     try:
         with open(manifest_path) as f:
@@ -103,6 +116,13 @@ def stage(firmware: str, build: str, profile: str,
     os.makedirs(build, exist_ok=True)
     shutil.copyfile(profile, os.path.join(build, "profile.json"))
     files.append(("profile.json", False))
+    for path in tables or ():
+        rel = TABLES_FOLDER + "/" + os.path.basename(path)
+        out = os.path.join(build, rel)
+        if not (os.path.exists(out) and _sha(out) == _sha(path)):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            shutil.copyfile(path, out)
+        files.append((rel, False))
     _prune(build, set(rel for rel, _ in files))
     staged = set(rel for rel, compiled in files if not compiled) | set(
         rel[:-4] + ".py" for rel, compiled in files if compiled)
@@ -110,6 +130,53 @@ def stage(firmware: str, build: str, profile: str,
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     return files
+
+
+def board_tables(root: str) -> list[str]:
+    """The endgame tables deploy puts on the board, build/tables/<preset>-10.bin (make
+    tables), each made by the exact solver when it is not there; BoardError in one sentence
+    for a file there that is not a table the firmware reads."""
+    from mancala.endgame import Table
+    from ..solver import tables
+
+    folder = os.path.join(root, "build", "tables")
+    paths = []
+    for name, (always, wipeout) in sorted(tables.PRESETS.items()):
+        path = os.path.join(folder, "%s-%d.bin" % (name, tables.STONES))
+        if not os.path.exists(path):
+            os.makedirs(folder, exist_ok=True)
+            print("Making the endgame table %s (make tables) ..." % path)
+            with open(path + ".tmp", "wb") as f:
+                f.write(tables.build(always, wipeout))
+            os.replace(path + ".tmp", path)
+        try:
+            with open(path, "rb") as f:
+                Table(f.read())
+        except (OSError, ValueError) as e:
+            raise BoardError("%s is not an endgame table the firmware reads (%s); delete it, "
+                             "and deploy makes it again." % (path, e))
+        paths.append(path)
+    return paths
+
+
+def check_room(build: str, files: list[tuple[str, bool]]) -> int:
+    """The filesystem blocks the staged files take on the Pico (each file its blocks, less
+    the few bytes a block littlefs keeps for its links, each folder and the root a pair);
+    BoardError in one sentence if that leaves less than FS_KEEP_FREE blocks for the saves."""
+    blocks = 2
+    folders = set()
+    for rel, _ in files:
+        size = os.path.getsize(os.path.join(build, rel))
+        blocks += max(1, -(-size // (FS_BLOCK - 16)))
+        parts = rel.split("/")[:-1]
+        for i in range(len(parts)):
+            folders.add("/".join(parts[:i + 1]))
+    blocks += 2 * len(folders)
+    if blocks > FS_BLOCKS - FS_KEEP_FREE:
+        raise BoardError("The files take %d KiB of the Pico's %d KiB filesystem, which leaves "
+                         "too little for the board's saves; deploy with --no-tables." % (
+                             blocks * FS_BLOCK // 1024, FS_BLOCKS * FS_BLOCK // 1024))
+    return blocks
 
 
 def default_build(firmware: str) -> str:
@@ -189,7 +256,10 @@ def run(args: argparse.Namespace) -> int:
         raise BoardError("%s has no main.py: it is not the firmware folder." % firmware)
     profile = profile_path(args.profile, root or repo_root())
     build = args.build or default_build(firmware)
-    files = stage(firmware, build, profile)
+    with_tables = not getattr(args, "no_tables", False)
+    files = stage(firmware, build, profile,
+                  tables=board_tables(root or repo_root()) if with_tables else None)
+    blocks = check_room(build, files)
     version = firmware_version(firmware)
     if args.dry_run:
         print("Would copy %d file(s) from %s to the board (mpremote skips those already identical):"
@@ -197,6 +267,8 @@ def run(args: argparse.Namespace) -> int:
         for rel, compiled in files:
             note = " (compiled for armv6m)" if compiled else ""
             print("  :%-40s %7d bytes%s" % (rel, os.path.getsize(os.path.join(build, rel)), note))
+        print("They take about %d of the filesystem's %d KiB." % (
+            blocks * FS_BLOCK // 1024, FS_BLOCKS * FS_BLOCK // 1024))
         print("Then reset the board and check that it reports firmware %s." % (version or "?"))
         return 0
     from ..link.transport import find_board

@@ -95,7 +95,8 @@ def _i2c_args(profile_path: str) -> list[str]:
 
 
 def deploy_files(root: str, profile_path: str, main_py: str | None) -> BoardFiles:
-    """{path on the board: bytes}: what `make deploy` puts on a Pico (deploy.stage)."""
+    """{path on the board: bytes}: what `make deploy` puts on a Pico (deploy.stage), the
+    endgame tables in tables/ included."""
     from ..flashing import deploy
     from ..errors import BoardError
 
@@ -104,7 +105,8 @@ def deploy_files(root: str, profile_path: str, main_py: str | None) -> BoardFile
     with open(os.path.join(build, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # boards starting in parallel share the stage
         try:
-            staged = deploy.stage(os.path.join(root, "firmware"), build, profile_path)
+            staged = deploy.stage(os.path.join(root, "firmware"), build, profile_path,
+                                  tables=deploy.board_tables(root))
         except BoardError as e:
             raise UsageError(str(e).rstrip("."))
         files = {}
