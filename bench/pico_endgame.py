@@ -13,6 +13,7 @@ its flash, read through the XIP cache, which this run does not measure.
 """
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -122,14 +123,27 @@ print("END")
 """
 
 
+def undecided(name, count, seed, stones):
+    """Positions with stones[0] to stones[1] stones in play whose stores hold at most half
+    the stones each, so that no store has won yet and the search has to play them out."""
+    from mancala import Rules
+    from test_solver import game_at, random_position
+    rules = Rules.from_dict({"preset": name})
+    rng = random.Random(seed)
+    for k in range(count):
+        mine, theirs = random_position(rng, rng.randint(*stones))
+        rest = 48 - sum(mine) - sum(theirs)
+        lead = rng.randint(max(0, rest - 24), min(24, rest))
+        yield game_at(rules, [mine, theirs], turn=k % 2, stores=(lead, rest - lead))
+
+
 def leaves(name, count, stones):
     """Level 5 as the app runs it (1000 ms, 7 ms slices, 1 ms between them) in positions
     just past the table, with and without probing at the leaves: how often its move keeps
     the exact value (the host solver judges), its nodes and think time."""
     from mancala import Rules
     from mancala_host.solver import Exact
-    from test_board_endgame import positions
-    games = list(positions(name, count, 31, stones=stones))
+    games = list(undecided(name, count, 31, stones))
     solver = Exact(Rules.from_dict({"preset": name}))
     moves = [solver.move_values(g) for g in games]
     out = {False: [], True: []}

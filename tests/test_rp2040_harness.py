@@ -91,10 +91,14 @@ def test_a_flash_file_of_the_wrong_size_is_refused_not_erased(tmp_path):
 
 
 def test_the_deploy_files_land_in_a_littlefs_the_rp2_port_mounts(tmp_path):
-    """The rp2 port's geometry, and exactly what deploy stages (lib .mpy, main.py, profile)."""
+    """The rp2 port's geometry, and exactly what deploy stages (lib .mpy, main.py, profile,
+    the endgame tables)."""
+    from mancala_host.solver import tables
     profile = os.path.join(ROOT, "hardware", "profiles", "duo.json")
     files = rp2040.deploy_files(ROOT, profile, None)
     assert "main.py" in files and "profile.json" in files
+    assert files["tables/kalah-10.bin"] == tables.build(*tables.PRESETS["kalah"])
+    assert len(files["tables/kalah-empty-capture-10.bin"]) == 323339
     assert all(p.endswith(".mpy") for p in files if p.startswith("lib/"))
     assert files["lib/mancala/__init__.mpy"][:1] == b"M"  # a .mpy, compiled for the Pico
     flash = tmp_path / "flash.bin"
