@@ -13,7 +13,6 @@ its flash, read through the XIP cache, which this run does not measure.
 """
 import json
 import os
-import random
 import subprocess
 import sys
 
@@ -95,63 +94,13 @@ s = Search(g, 5, 100000, max_nodes=2000, seed=1)
 while not s.step(1000):
     pass
 out["node_us"] = us(start) // s.nodes
+import os
+fs = os.statvfs("/")
+out["fs_kib"] = fs[0] * fs[2] // 1024
+out["fs_free_kib"] = fs[0] * fs[3] // 1024
 print("R " + json.dumps(out))
 print("END")
 """
-
-
-LEAVES = """
-import gc, json, time
-from mancala import Game
-from mancala.endgame import Table
-from mancala.cpu import Search, Memory
-
-STATES = %(states)r
-time.sleep_ms(1500)
-table = Table(open("tables/%(name)s-10.bin", "rb"))
-for probe in (False, True):
-    memory = Memory()
-    for i, state in enumerate(STATES):
-        g = Game.from_dict(state)
-        gc.collect()
-        start = time.ticks_ms()
-        s = Search(g, 5, 1000, memory=memory, endgame=table, leaf_probe=probe, started=start)
-        while not s.step(7):
-            time.sleep_ms(1)
-        print("L " + json.dumps([probe, i, s.best, s.nodes, time.ticks_diff(time.ticks_ms(), start)]))
-print("END")
-"""
-
-
-def undecided(name, count, seed, stones):
-    """Positions with stones[0] to stones[1] stones in play whose stores hold at most half
-    the stones each, so that no store has won yet and the search has to play them out."""
-    from mancala import Rules
-    from test_solver import game_at, random_position
-    rules = Rules.from_dict({"preset": name})
-    rng = random.Random(seed)
-    for k in range(count):
-        mine, theirs = random_position(rng, rng.randint(*stones))
-        rest = 48 - sum(mine) - sum(theirs)
-        lead = rng.randint(max(0, rest - 24), min(24, rest))
-        yield game_at(rules, [mine, theirs], turn=k % 2, stores=(lead, rest - lead))
-
-
-def leaves(name, count, stones):
-    """Level 5 as the app runs it (1000 ms, 7 ms slices, 1 ms between them) in positions
-    just past the table, with and without probing at the leaves: how often its move keeps
-    the exact value (the host solver judges), its nodes and think time."""
-    from mancala import Rules
-    from mancala_host.solver import Exact
-    games = list(undecided(name, count, 31, stones))
-    solver = Exact(Rules.from_dict({"preset": name}))
-    moves = [solver.move_values(g) for g in games]
-    out = {False: [], True: []}
-    for line in run_script(LEAVES % {"states": [g.to_dict() for g in games], "name": name}):
-        if line.startswith("L "):
-            probe, i, pit, nodes, ms = json.loads(line[2:])
-            out[probe].append((moves[i][pit] == max(moves[i].values()), nodes, ms))
-    return out
 
 
 def cases():
@@ -170,19 +119,6 @@ def main():
     if why:
         print("The emulated Pico cannot run here: %s." % why)
         return 1
-    if "--leaves" in sys.argv:
-        for name in ("kalah", "kalah-empty-capture"):
-            for stones in ((11, 13), (14, 16)):
-                out = leaves(name, 20, stones)
-                for probe in (False, True):
-                    rows = out[probe]
-                    kept = sum(1 for k, _, _ in rows if k)
-                    nodes = sorted(n for _, n, _ in rows)[len(rows) // 2]
-                    print("%s, %d-%d stones, leaf probes %s: %d of %d moves keep the exact "
-                          "value; median %d nodes, think_ms max %d" % (
-                              name, stones[0], stones[1], "on " if probe else "off", kept,
-                              len(rows), nodes, max(ms for _, _, ms in rows)), flush=True)
-        return 0
     boards, states = cases()
     result = None
     for line in run_script(SCRIPT % {"boards": bytes(boards), "states": states}):
@@ -199,6 +135,8 @@ def main():
         ("heap a probe allocates (file / bytes)", "%d / %d" % (result["file_alloc"], result["bytes_alloc"]), "bytes"),
         ("level-5 root choice from the table, mean / max of 20", "%d / %d" % (result["root_us"], result["root_max_us"]), "us"),
         ("a search node, level 5 (2000 nodes of Kalah)", result["node_us"], "us"),
+        ("filesystem free with deploy's files and the tables, of %d" % result["fs_kib"],
+         result["fs_free_kib"], "KiB"),
     ]
     for name, value, unit in rows:
         print("  %-66s %12s %s" % (name, value, unit))

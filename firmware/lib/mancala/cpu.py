@@ -36,9 +36,6 @@ BASIC_STEP = 2
 # 1024 entries x 2 int32 arrays = 8 KB. A move searches ~2000 nodes on an RP2040, so 2048
 # entries bought nothing measurable (docs/cpu.md section 5) and cost 8 KB of the heap.
 TT_BITS = 10
-# True: a search given an endgame table also reads it at its leaves with few enough stones in
-# play (Search(leaf_probe=)). Off: it did not pay on the Pico (docs/cpu.md section 11).
-LEAF_PROBE = False
 
 # level: (max depth in plies, leaf noise amplitude, percent of random moves, transposition
 # table). With the fitted evaluations a small search is nearly as strong as a long one, so
@@ -170,7 +167,7 @@ class Search:
     runs."""
 
     def __init__(self, game, level=5, budget_ms=1000, seed=None, max_nodes=0, memory=None,
-                 best_reply=True, started=None, endgame=None, leaf_probe=None):
+                 best_reply=True, started=None, endgame=None):
         if isinstance(level, bool) or level not in LEVELS:
             raise ValueError("level must be 1, 2, 3, 4 or 5, got %r" % (level,))
         if game.over:
@@ -196,7 +193,6 @@ class Search:
         self.done = False
         self.exact = None
         self.exact_pits = None
-        self.leaf_table = None
         if endgame is not None:
             found = endgame.exact(game)
             if found is not None:
@@ -205,9 +201,6 @@ class Search:
                 self.score = self.exact
                 self.done = True
                 return
-            if (LEAF_PROBE if leaf_probe is None else leaf_probe) and \
-                    endgame.covers(game.rules):
-                self.leaf_table = endgame
         rng = Rng(self.started if seed is None else seed)
         self.noise_salt = rng.below(256)
         self.maxd = maxd

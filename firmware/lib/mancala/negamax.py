@@ -113,11 +113,6 @@ def run(s, stop):
     nxt = bd.nxt
     nseat = bd.nseat
     places = bd.places
-    # The endgame table at the leaves (Kalah, when Search was given one): egn its stones,
-    # -1 without one, so no leaf asks.
-    eg = s.leaf_table
-    egn = -1 if eg is None else eg.stones
-    probe = None if eg is None else eg.probe
     h = bd.h
     t = bd.turn
     nodes = s.nodes
@@ -231,17 +226,7 @@ def run(s, stop):
                 # A store past half the seeds has won.
                 v = (WIN if b[st_r] > b[st_o] else -WIN) + b[st_r] - b[st_o]
             elif dc <= 0 or c >= last:
-                g = None
-                if b[z] + b[z + 1] <= egn:
-                    # Few enough stones for the endgame table: the leaf's exact outcome,
-                    # scored as the game's end would be (evaluate.terminal).
-                    g = probe(b, t)  # type: ignore[misc]  # egn >= 0: probe is set
-                if g is not None:
-                    g += b[t * w + n] - b[(1 - t) * w + n]
-                    if t != root:
-                        g = -g
-                    v = WIN - c + g if g > 0 else (-WIN + c + g if g < 0 else 0)
-                elif kalah:
+                if kalah:
                     v = KALAH_STORE * (b[st_r] - b[st_o])
                     # The pits' worth to the seat to move (evaluate.kalah_table).
                     base = t * w
