@@ -94,3 +94,58 @@ def test_a_state_that_is_no_position_is_refused_with_a_sentence(board):
     answer = board.request("new_game", state=before, first=1)
     assert answer["error"]["code"] == "bad_request"
     assert board.ok("state")["state"] == before
+
+
+# ------------------------------------------------------------------ the store tap, in-process
+def _app(flash):
+    from test_board_gestures import DUO, RecordingDisplay
+    from mancala_fw.app import App
+    events = []
+    display = RecordingDisplay()
+    app = App(DUO, display, lambda name, fields: events.append(dict(fields, event=name)),
+              str(flash) + os.sep)
+    app.boot()
+    app.set_config({"animation_ms": 0}, "test")
+    return app, events, display
+
+
+def _tap_the_movers_store(app, events):
+    from test_board_gestures import _run
+    del events[:]
+    app.touch("press", app.seating.position(app.session.game.turn, 0), 1000)
+    _run(app, 1000, 3000)
+    return [e for e in events if e["event"] == "hint"]
+
+
+def test_a_tap_on_the_store_pulses_every_perfect_pit(tmp_path):
+    os.makedirs(tmp_path / "tables")
+    (tmp_path / "tables" / "kalah-10.bin").write_bytes(tables.build(*tables.PRESETS["kalah"]))
+    app, events, display = _app(tmp_path)
+    solver = Exact(Rules.from_dict({"preset": "kalah"}), tt_bits=18)
+    for game in positions("kalah", 40, 3, stones=(5, 10)):
+        moves = solver.move_values(game)
+        best = sorted(p for p in moves if moves[p] == max(moves.values()))
+        if len(best) >= 2:
+            break
+    app.new_game("test", position=game.to_dict())
+    (hint,) = _tap_the_movers_store(app, events)
+    assert hint["source"] == "pad" and hint["best"] == best and hint["exact"] == max(moves.values())
+    # every pit that keeps the value pulses on the rings, and no other
+    assert display.hints[-1] == [app.seating.position(game.turn, p) for p in best]
+    assert not [e for e in events if e["event"] == "log"]  # nothing to say
+
+
+def test_a_file_that_is_no_table_is_said_once_quietly_and_the_hint_searches(tmp_path):
+    os.makedirs(tmp_path / "tables")
+    (tmp_path / "tables" / "kalah-10.bin").write_bytes(b"MKET\x01\x06\x0a\x02" + bytes(30))
+    app, events, display = _app(tmp_path)
+    (game,) = positions("kalah", 1, 4)
+    app.new_game("test", position=game.to_dict())
+    (hint,) = _tap_the_movers_store(app, events)
+    assert "exact" not in hint and hint["pit"] in game.legal_moves()
+    (log,) = [e for e in events if e["event"] == "log"]
+    assert log["level"] == "info" and log["message"] == (
+        "%s/tables/kalah-10.bin is not used: its size does not match its header (38 bytes "
+        "for 10 stones); the CPU plays without it." % tmp_path)
+    (hint,) = _tap_the_movers_store(app, events)  # looked for once: not said again
+    assert not [e for e in events if e["event"] == "log"]

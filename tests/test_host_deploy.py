@@ -68,7 +68,7 @@ def test_deploy_makes_the_tables_it_lacks_and_refuses_a_bad_one(tmp_path, capsys
     with pytest.raises(BoardError) as e:
         deploy.board_tables(str(tmp_path))
     assert str(e.value).count(".") <= 2 and "kalah-empty-capture-10.bin is not an endgame " \
-        "table the firmware reads (it is not an endgame table (no MKET header)); delete it" \
+        "table the firmware reads: it is not an endgame table (no MKET header); delete it" \
         in str(e.value)
 
 

@@ -93,7 +93,7 @@ def main(cases_path, flash):
     # A file that is no table: the frozen table serves, and one sentence says why.
     table, note = finder.find(Rules.from_dict({"preset": "kalah"}), flash + "/bad/")
     check(table is not None and table.file is None and note is not None and
-          "bad/tables/kalah-10.bin is not used (it is not an endgame table" in note, "bad", note)
+          "bad/tables/kalah-10.bin is not used: it is not an endgame table" in note, "bad", note)
     # Rules that no table covers, and a folder without tables: None, and nothing to say.
     for d in ({"variant": "basic"},
               {"variant": "kalah", "capture": "always", "wipeout_capture": True},

@@ -153,7 +153,7 @@ def board_tables(root: str) -> list[str]:
             with open(path, "rb") as f:
                 Table(f.read())
         except (OSError, ValueError) as e:
-            raise BoardError("%s is not an endgame table the firmware reads (%s); delete it, "
+            raise BoardError("%s is not an endgame table the firmware reads: %s; delete it, "
                              "and deploy makes it again." % (path, e))
         paths.append(path)
     return paths

@@ -63,7 +63,7 @@ def _from_files(folder, name, byte):
         except (OSError, ValueError) as e:
             if f is not None:
                 f.close()
-            note = "%s is not used (%s); the CPU plays without it." % (path, e)
+            note = "%s is not used: %s; the CPU plays without it." % (path, e)
             continue
         if best is None or table.stones > best.stones:
             if best is not None:
