@@ -147,6 +147,8 @@ class Autoplay:
             from mancala_fw.app.endgame import find
             self.endgame, note = find(rules, self.app.flash)
             forget("mancala_fw.app.endgame")  # the table is mancala.endgame's, which stays
+            if self.endgame is None:
+                forget("mancala.endgame")  # ... only with a table (CircuitPython has none)
             if note:
                 self.app.log("info", note)
         return self.endgame
