@@ -26,6 +26,11 @@ the move that search then plays. A search dropped by a change answers those requ
 hint_dropped, so every request still gets exactly one answer (docs/protocol.md §4). In the
 move timer's last 10 seconds the display counts them down on the mover's store.
 
+A level-5 seat and the hint play a Kalah endgame the endgame table covers from the table
+(app.endgame finds it, once per set of rules; docs/cpu.md section 11), with no search: the
+hint then pulses every pit that keeps the exact value, and its event and answers carry
+exact, best and outcome.
+
 STRONGEST_LEVEL is the strongest level this edition plays, the one constant that the
 config's check (app.config), the setup menu (app.menu), the hint and the search cap below all
 read: 5 (CPU_LEVELS, all of mancala.cpu's levels) on MicroPython, 4 on CircuitPython, which
