@@ -55,6 +55,40 @@ def run_cases(table, cases, name, limit):
               name, "search", s.best, s.exact, state)
 
 
+class Failing:
+    """A table file whose reads fail (a flash error) once the table is open."""
+
+    def __init__(self, f):
+        self.f = f
+        self.fail = False
+
+    def seek(self, *args):
+        if self.fail:
+            raise OSError(5)
+        return self.f.seek(*args)
+
+    def read(self, n):
+        return self.f.read(n)
+
+    def readinto(self, buf):
+        return self.f.readinto(buf)
+
+
+def failed_reads(path, cases):
+    # A read that fails gives no value, and no move from the table: the CPU searches.
+    f = Failing(open(path, "rb"))
+    table = Table(f)
+    game = Game.from_dict(cases[0][0])
+    check(table.probe(game._board, game.turn) == cases[0][1], "before the failure")
+    f.fail = True
+    check(table.probe(game._board, game.turn) is None, "a failed read gives a value")
+    check(table.exact(game) is None, "a failed read gives moves")
+    from mancala.cpu import Search
+    s = Search(game, 5, 1000, max_nodes=50, endgame=table)
+    check(s.exact is None and s.run() in game.legal_moves(), "search")
+    f.f.close()
+
+
 def no_allocation(table, cases):
     # The probe allocates nothing: 200 probes, with the collector off, use no heap.
     import gc
@@ -80,6 +114,8 @@ def main(cases_path, flash):
         check(table is not None and table.file is not None and table.stones == 10,
               name, "the file in tables/", note)
         run_cases(table, cases[name], name + " (file)", 10)
+        covered = [c for c in cases[name] if c[1] is not None]
+        failed_reads(flash + "/tables/%s-10.bin" % name, covered)
         if sys.implementation.name == "micropython":
             no_allocation(table, cases[name])
         table.close()
