@@ -152,6 +152,31 @@ def test_info_state_and_a_whole_game(sim, capsys):
     assert state_of(capsys, sim)["state"]["places"] == [1, 2]
 
 
+def test_new_from_a_state_file_and_the_exact_hint_of_an_endgame(sim, capsys, tmp_path):
+    # The virtual board's flash holds tables/ as deploy puts them: the hint is exact.
+    state = {"rules": {"variant": "kalah", "players": 2, "pits": 6, "seeds": 4,
+                       "capture": "nonempty", "wipeout_capture": True},
+             "pits": [[1, 0, 2, 0, 0, 1], [0, 3, 0, 0, 1, 0]], "stores": [20, 20], "turn": 0,
+             "active": [0, 1], "places": [None, None], "over": False}
+    path = tmp_path / "endgame.json"
+    path.write_text(json.dumps({"state": state}))  # as `state --json` prints it
+    code, out, err = mb(capsys, sim, "new", "--state", str(path))
+    assert code == 0 and "seat 0 starts" in out, err
+    assert state_of(capsys, sim)["state"] == state
+    code, out, err = mb(capsys, sim, "hint")
+    assert code == 0, err
+    assert out == ("Seat 0 to move: pits 3 and 6 are perfect (the board's endgame table); "
+                   "seat 0 wins by 4 with best play.\n")
+    code, out, err = mb(capsys, sim, "new", "--state", str(path), "--first", "1")
+    assert code == 2 and "takes the position alone" in err
+    path.write_text("[1, 2")
+    code, out, err = mb(capsys, sim, "new", "--state", str(path))
+    assert code == 2 and "cannot be read as JSON" in err and "Traceback" not in err
+    path.write_text(json.dumps(dict(state, stores=[0, 0])))
+    code, out, err = mb(capsys, sim, "new", "--state", str(path))
+    assert code == 2 and "state is not a position of a game: the state holds 8 stones" in err
+
+
 def test_config_show_set_reset(sim, capsys):
     code, out, err = mb(capsys, sim, "config", "show")
     assert code == 0 and "rules.variant=\"kalah\"" in out

@@ -91,6 +91,10 @@ def test_deploy_onto_a_blank_board_then_again_onto_the_running_game(tmp_path):
         assert awake.returncode == 0, awake.stderr
         assert "still here" in awake.stdout and "main.py" in awake.stdout
         assert "lib/" in awake.stdout and "game.json" in awake.stdout
+        assert "tables/" in awake.stdout  # the endgame tables, which deploy copies too
+        tables = _mpremote(link, "fs", "ls", ":tables")
+        assert "323339 kalah-10.bin" in tables.stdout, tables.stdout
+        assert "323339 kalah-empty-capture-10.bin" in tables.stdout, tables.stdout
         assert _mpremote(link, "reset").returncode == 0
         _wait_for_boot(trace, 2)  # the game again
         assert _board_tool("--port", link, "state").returncode == 0

@@ -81,6 +81,9 @@ def _a_config(p):
 @command("new", _board_command("new"), "start a new game (optionally with rules and first seat)")
 def _a_new(p):
     p.add_argument("--first", type=_seat, help="the seat that starts")
+    p.add_argument("--state", metavar="FILE",
+                   help="start from the position in FILE (a state dict as JSON, such as the "
+                        "board's game.json or `state --json`), e.g. an endgame to practise")
     p.add_argument("rules", nargs="*", metavar="RULE=VALUE", help="e.g. variant=basic players=3")
 
 

@@ -106,7 +106,12 @@ def _after_move(args, answer):
 
 
 def cmd_new(args: argparse.Namespace, client: Client) -> int:
-    fields = {}
+    fields: dict[str, Any] = {}
+    if getattr(args, "state", None):
+        if args.first is not None or args.rules:
+            raise BoardError("new --state takes the position alone: its rules and its seat to "
+                             "move are the state's.", exit_code=2)
+        fields["state"] = _state_file(args.state)
     if args.first is not None:
         fields["first"] = args.first
     if args.rules:
@@ -116,6 +121,23 @@ def cmd_new(args: argparse.Namespace, client: Client) -> int:
     lines.append("New game; seat %s starts." % answer.get("first", answer["state"].get("turn")))
     _out(args, answer, lines + _state_lines(answer["state"], args))
     return 0
+
+
+def _state_file(path: str) -> dict:
+    """new --state FILE: an engine state dict in a JSON file (or the "state" of a saved game
+    or of the `state` command's answer, which hold one); BoardError in one sentence if not."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise BoardError("%s cannot be read as JSON (%s)." % (path, getattr(e, "strerror", None)
+                                                           or e), exit_code=2)
+    if isinstance(data, dict) and isinstance(data.get("state"), dict):
+        data = data["state"]
+    if not isinstance(data, dict) or "pits" not in data:
+        raise BoardError("%s holds no state: a JSON object with rules, pits, stores, turn, "
+                         "active, places and over." % path, exit_code=2)
+    return data
 
 
 def cmd_press(args: argparse.Namespace, client: Client) -> int:

@@ -173,6 +173,25 @@ def _chips(profile_path, missing):
     return ",".join("%x" % c for c in chips if c not in gone)
 
 
+def _put_tables(root: str, flash: str) -> None:
+    """The endgame tables in the virtual flash's tables/, as `deploy` puts them on a Pico
+    (build/tables, made by the solver when missing); a file already the same is left."""
+    import filecmp
+    from ..errors import BoardError
+    from ..flashing.deploy import board_tables, TABLES_FOLDER
+
+    try:
+        paths = board_tables(root)
+    except BoardError as e:
+        raise UsageError(str(e).rstrip("."))
+    folder = os.path.join(flash, TABLES_FOLDER)
+    os.makedirs(folder, exist_ok=True)
+    for path in paths:
+        target = os.path.join(folder, os.path.basename(path))
+        if not (os.path.exists(target) and filecmp.cmp(path, target, shallow=False)):
+            shutil.copyfile(path, target)
+
+
 def irq_pin(profile_path: str) -> str | None:
     """MANCALA_SIM_IRQ: the GP number of the pads' IRQ line in the profile (i2c.irq), as text,
     or None where the profile wires none (or cannot be read: the board itself says why)."""
@@ -214,6 +233,7 @@ class Setup:
         try:
             os.makedirs(self.flash, exist_ok=True)
             shutil.copyfile(self.profile_path, os.path.join(self.flash, "profile.json"))
+            _put_tables(self.root, self.flash)
         except OSError as e:
             raise UsageError("cannot use %s as the flash directory: %s"
                              % (self.flash, e.strerror or e))
