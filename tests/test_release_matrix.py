@@ -20,6 +20,10 @@ On CircuitPython a level-5 seat is refused in one sentence, and after the power 
 settings saved on the flash are given a level-5 CPU seat, as MicroPython saves them: the
 board plays it at 4 and says so in one warning.
 
+The image, which carries the 8-stone endgame tables of both Kalah rule presets in its flash,
+then plays covered endgames from them on duo: the coach's hint and a level-5 move, judged by
+the host's exact solver.
+
 Each game is also read back off the LED rings (the frames the chip's PIO sends) whenever the
 board rests, waiting for a person, and the code that played must have come from where its way
 puts it (frozen in flash, or .mpy files on the littlefs). On the two MicroPython ways:
@@ -318,5 +322,43 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
             memory = b.ok("diag", action="memory")
             assert BUDGET <= memory["min_free"] <= memory["free"], memory
             _code_came_from_its_way(b, way)
+        if way == "image" and profile == "duo":
+            _plays_covered_endgames_from_its_frozen_tables(b)
     finally:
         b.close()
+
+
+def _plays_covered_endgames_from_its_frozen_tables(b):
+    """The image's own endgame tables (8 stones, both rule presets, frozen in its flash as
+    mancala_tables; the flash has no tables/ folder): in a covered endgame the coach's hint
+    names every pit that keeps the exact value, and a level-5 seat plays one, as the host's
+    solver judges them."""
+    from mancala import Rules
+    from mancala_host.flashing.imagebuild import IMAGE_TABLE_STONES
+    from mancala_host.solver import Exact, tables
+    from test_board_endgame import positions
+
+    assert "tables" not in b.flash_files()
+    humans = [{"kind": "human"}, {"kind": "human"}]
+    for name in sorted(tables.PRESETS):
+        solver = Exact(Rules.from_dict({"preset": name}), tt_bits=18)
+        for n, game in enumerate(positions(name, 2, "image/" + name,
+                                           stones=(4, IMAGE_TABLE_STONES))):
+            moves = solver.move_values(game)
+            value = max(moves.values())
+            best = sorted(p for p in moves if moves[p] == value)
+            seats = list(humans)
+            if n:  # the second position: the CPU's move
+                seats[game.turn] = {"kind": "cpu", "level": 5}
+            b.ok("set_config", config={"seats": seats})
+            b.ok("new_game", state=game.to_dict())
+            if n:
+                move = b.wait_event("move", b.timeout)
+                assert (move["seat"], move["by"]) == (game.turn, "cpu")
+                assert move["pit"] in best, (name, game.to_dict(), move["pit"], moves)
+                continue
+            b.take_events()
+            answer = b.ok("hint")
+            assert (answer["seat"], answer["exact"], answer["best"]) == (game.turn, value, best), \
+                (name, game.to_dict(), answer)
+    b.ok("set_config", config={"seats": humans})
