@@ -70,6 +70,13 @@ def test_deploy_makes_the_tables_it_lacks_and_refuses_a_bad_one(tmp_path, capsys
     assert str(e.value).count(".") <= 2 and "kalah-empty-capture-10.bin is not an endgame " \
         "table the firmware reads: it is not an endgame table (no MKET header); delete it" \
         in str(e.value)
+    # the other preset's table under this one's name: a good table, for other rules
+    with open(paths[1], "wb") as f:
+        f.write(tables.build(*tables.PRESETS["kalah"]))
+    with pytest.raises(BoardError, match="kalah-empty-capture-10.bin is not an endgame table the "
+                                         "firmware reads: its header is for other rules or "
+                                         "another stone count; delete it"):
+        deploy.board_tables(str(tmp_path))
 
 
 def test_files_that_leave_no_room_for_the_saves_are_refused(tmp_path):

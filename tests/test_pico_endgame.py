@@ -49,7 +49,8 @@ def test_level_5_keeps_the_exact_value_in_50_covered_endgames(board):
             board.take_events()
             move = board.wait_event("move", board.timeout)
             assert move["seat"] == game.turn and move["by"] == "cpu"
-            assert move["pit"] in best, (name, game.to_dict(), move["pit"], moves)
+            # the table's choice: of the pits that keep the value, the one nearest the store
+            assert move["pit"] == best[-1], (name, game.to_dict(), move["pit"], moves)
             played += 1
     board.ok("set_config", config={"seats": HUMANS})
     assert played == 50

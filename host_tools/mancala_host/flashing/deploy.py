@@ -134,28 +134,40 @@ def stage(firmware: str, build: str, profile: str, compiler: str | None = None,
 
 def board_tables(root: str) -> list[str]:
     """The endgame tables deploy puts on the board, build/tables/<preset>-10.bin (make
-    tables), each made by the exact solver when it is not there; BoardError in one sentence
-    for a file there that is not a table the firmware reads."""
-    from mancala.endgame import Table
-    from ..solver import tables
+    tables), each made by the exact solver when it is not there (under a lock, written whole
+    and then renamed: test processes and sims side by side make them once); BoardError in
+    one sentence for a file there that is not that preset's table."""
+    import fcntl
 
+    from mancala.endgame import Table
+
+    try:
+        from ..solver import tables
+    except ImportError as exc:
+        raise BoardError("Cannot make the endgame tables: the exact solver is not built (%s); "
+                         "run 'make venv' again, or deploy with --no-tables." % exc)
     folder = os.path.join(root, "build", "tables")
+    os.makedirs(folder, exist_ok=True)
     paths = []
-    for name, (always, wipeout) in sorted(tables.PRESETS.items()):
-        path = os.path.join(folder, "%s-%d.bin" % (name, tables.STONES))
-        if not os.path.exists(path):
-            os.makedirs(folder, exist_ok=True)
-            print("Making the endgame table %s (make tables) ..." % path)
-            with open(path + ".tmp", "wb") as f:
-                f.write(tables.build(always, wipeout))
-            os.replace(path + ".tmp", path)
-        try:
-            with open(path, "rb") as f:
-                Table(f.read())
-        except (OSError, ValueError) as e:
-            raise BoardError("%s is not an endgame table the firmware reads: %s; delete it, "
-                             "and deploy makes it again." % (path, e))
-        paths.append(path)
+    with open(os.path.join(folder, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name, (always, wipeout) in sorted(tables.PRESETS.items()):
+            path = os.path.join(folder, "%s-%d.bin" % (name, tables.STONES))
+            if not os.path.exists(path):
+                print("Making the endgame table %s (make tables) ..." % path)
+                tmp = "%s.%d.tmp" % (path, os.getpid())
+                with open(tmp, "wb") as f:
+                    f.write(tables.build(always, wipeout))
+                os.replace(tmp, path)
+            try:
+                with open(path, "rb") as f:
+                    table = Table(f.read())
+                if (table.rules, table.stones) != (int(always) | 2 * int(wipeout), tables.STONES):
+                    raise ValueError("its header is for other rules or another stone count")
+            except (OSError, ValueError) as e:
+                raise BoardError("%s is not an endgame table the firmware reads: %s; delete "
+                                 "it, and deploy makes it again." % (path, e))
+            paths.append(path)
     return paths
 
 

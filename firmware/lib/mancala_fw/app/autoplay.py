@@ -149,8 +149,12 @@ class Autoplay:
                 self.endgame.close()
             self.endgame = None
             self.endgame_rules = rules
-            from mancala_fw.app.endgame import find
-            self.endgame, note = find(rules, self.app.flash)
+            try:
+                from mancala_fw.app.endgame import find
+                self.endgame, note = find(rules, self.app.flash)
+            except Exception as e:  # no memory to load it, say: the board plays as without
+                self.endgame, note = None, "The endgame table could not be loaded (%s: %s)." % (
+                    type(e).__name__, e)
             forget("mancala_fw.app.endgame")  # the table is mancala.endgame's, which stays
             if self.endgame is None:
                 forget("mancala.endgame")  # ... only with a table (CircuitPython has none)

@@ -84,6 +84,6 @@ def _frozen(name, byte):
         return None
     try:
         table = Table(data)
-    except ValueError:
+    except (ValueError, TypeError, AttributeError):  # not a table, or not bytes at all
         return None
     return table if table.rules == byte else None

@@ -33,7 +33,9 @@ class Session:
         "state"); take-backs go back to it, not further. ValueError with a sentence if state
         is not a position of a game."""
         game = Game.from_dict(state)
-        s = cls(game.rules.to_dict(), 0 if game.turn is None else game.turn)
+        if game.over or game.turn is None:
+            raise ValueError("it is a finished game; give one with a seat to move")
+        s = cls(game.rules.to_dict(), game.turn)
         s.game = _limited(game)
         s.base = game.to_dict()
         return s
