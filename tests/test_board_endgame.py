@@ -145,15 +145,22 @@ def test_a_tap_on_the_store_pulses_every_perfect_pit(tmp_path):
     assert not [e for e in events if e["event"] == "log"]  # nothing to say
 
 
-def test_a_file_that_is_no_table_is_said_once_quietly_and_the_hint_searches(tmp_path):
-    os.makedirs(tmp_path / "tables")
-    (tmp_path / "tables" / "kalah-10.bin").write_bytes(b"MKET\x01\x06\x0a\x02" + bytes(30))
-    app, events, display = _app(tmp_path)
+def _searched_hint_and_its_log(flash):
+    """A covered Kalah endgame on an app over flash, its store tapped: the hint must be the
+    search's (no exact fields), and the one log line said is returned."""
+    app, events, _ = _app(flash)
     (game,) = positions("kalah", 1, 4)
     app.new_game("test", position=game.to_dict())
     (hint,) = _tap_the_movers_store(app, events)
     assert "exact" not in hint and hint["pit"] in game.legal_moves()
     (log,) = [e for e in events if e["event"] == "log"]
+    return app, events, log
+
+
+def test_a_file_that_is_no_table_is_said_once_quietly_and_the_hint_searches(tmp_path):
+    os.makedirs(tmp_path / "tables")
+    (tmp_path / "tables" / "kalah-10.bin").write_bytes(b"MKET\x01\x06\x0a\x02" + bytes(30))
+    app, events, log = _searched_hint_and_its_log(tmp_path)
     assert log["level"] == "info" and log["message"] == (
         "%s/tables/kalah-10.bin is not used: its size does not match its header (38 bytes "
         "for 10 stones); the CPU plays without it." % tmp_path)
@@ -170,12 +177,7 @@ def test_a_table_that_cannot_be_loaded_is_said_once_and_the_hint_searches(tmp_pa
         raise MemoryError("memory allocation failed, allocating 512 bytes")
 
     monkeypatch.setattr(finder, "find", no_memory)
-    app, events, display = _app(tmp_path)
-    (game,) = positions("kalah", 1, 4)
-    app.new_game("test", position=game.to_dict())
-    (hint,) = _tap_the_movers_store(app, events)
-    assert "exact" not in hint and hint["pit"] in game.legal_moves()
-    (log,) = [e for e in events if e["event"] == "log"]
+    _, _, log = _searched_hint_and_its_log(tmp_path)
     assert (log["level"], log["message"]) == ("info", "The endgame table could not be loaded "
                                               "(MemoryError: memory allocation failed, "
                                               "allocating 512 bytes).")
