@@ -6,8 +6,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 # make test runs the tests in TEST_JOBS processes (pytest-xdist): most of the suite's time is
-# the emulated Pico, one core per board. TEST_JOBS=1 runs them one after another.
-TEST_JOBS ?= $(JOBS)
+# the emulated Pico, one core per board, and one process more than JOBS keeps the cores busy
+# while a test waits on a board, a page or the image build. TEST_JOBS=1 runs them one after
+# another.
+TEST_JOBS ?= $(shell echo $$(($(JOBS) + 1)))
 STUBS  := $(VENV)/micropython-stubs
 STUBS_PACKAGE := micropython-rp2-rpi-pico-stubs==1.28.*
 CIRCUITPY_LIB := $(VENV)/circuitpython-lib

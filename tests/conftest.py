@@ -20,3 +20,16 @@ except ImportError:
 else:
     _hypothesis.register_profile("mancala", deadline=None, derandomize=True)
     _hypothesis.load_profile("mancala")
+
+
+# The files whose tests run longest (whole games on the emulated Pico, minutes of host time
+# each), run first: make test's processes take tests in this order, and a long case left for
+# the end would run there alone while the other processes have nothing left to do.
+LONGEST_FIRST = ("test_release_matrix.py", "test_pico_deploy.py", "test_pico_endgame.py",
+                 "test_circuitpython.py", "test_powercut.py", "test_rp2040_harness.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    # stable: the same order in every process, as pytest-xdist requires
+    items.sort(key=lambda item: rank.get(os.path.basename(str(item.fspath)), len(rank)))
