@@ -38,16 +38,100 @@ export class Fault extends Error {
   }
 }
 
-function checked(access, width, what) {
-  const mask = width - 1;
-  return (address, value) => {
-    if (address & mask) {
-      throw new Fault(`unaligned ${width * 8}-bit ${what}`, address);
-    }
-    if (!MAPPED[address >>> 28]) {
-      throw new Fault(what, address, 'where no device answers');
-    }
-    return access(address, value);
+const RAM_BASE = 0x20000000;
+const FLASH_BASE = 0x10000000;
+
+const unaligned = (width, what, address) =>
+  new Fault(`unaligned ${width * 8}-bit ${what}`, address);
+const unmapped = (what, address) => new Fault(what, address, 'where no device answers');
+
+/**
+ * The core's loads and stores, checked as the chip checks them. SRAM, and reads of the flash
+ * at its XIP address, are read and written here directly: rp2040js does the same for them
+ * (its writeUint32 looks for a peripheral first, which SRAM never is), and these are nearly
+ * all of a program's accesses, its instruction fetches included. Everything else goes to
+ * rp2040js. One function per access, each calling one method, so that the engine can inline
+ * them.
+ */
+function checkedAccess(mcu) {
+  const sram = mcu.sramView;
+  const ramSize = mcu.sram.length;
+  const flash = mcu.flashView;
+  const flashSize = mcu.flash.length;
+  return {
+    readUint32(address) {
+      if (address & 3) {
+        throw unaligned(4, 'read', address);
+      }
+      const r = address - RAM_BASE;
+      if (r >= 0 && r < ramSize) {
+        return sram.getUint32(r, true);
+      }
+      const f = address - FLASH_BASE;
+      if (f >= 0 && f < flashSize) {
+        return flash.getUint32(f, true);
+      }
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('read', address);
+      }
+      return mcu.readUint32(address);
+    },
+    readUint16(address) {
+      if (address & 1) {
+        throw unaligned(2, 'read', address);
+      }
+      const f = address - FLASH_BASE;
+      if (f >= 0 && f < flashSize) {
+        return flash.getUint16(f, true);
+      }
+      const r = address - RAM_BASE;
+      if (r >= 0 && r < ramSize) {
+        return sram.getUint16(r, true);
+      }
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('read', address);
+      }
+      return mcu.readUint16(address);
+    },
+    readUint8(address) {
+      const r = address - RAM_BASE;
+      if (r >= 0 && r < ramSize) {
+        return sram.getUint8(r);
+      }
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('read', address);
+      }
+      return mcu.readUint8(address);
+    },
+    writeUint32(address, value) {
+      if (address & 3) {
+        throw unaligned(4, 'write', address);
+      }
+      const r = address - RAM_BASE;
+      if (r >= 0 && r < ramSize) {
+        sram.setUint32(r, value, true);
+        return;
+      }
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('write', address);
+      }
+      mcu.writeUint32(address, value);
+    },
+    writeUint16(address, value) {
+      if (address & 1) {
+        throw unaligned(2, 'write', address);
+      }
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('write', address);
+      }
+      mcu.writeUint16(address, value);
+    },
+    writeUint8(address, value) {
+      if (!MAPPED[address >>> 28]) {
+        throw unmapped('write', address);
+      }
+      mcu.writeUint8(address, value);
+    },
   };
 }
 
@@ -62,12 +146,7 @@ export class FaultModel {
     this.onHardFault = onHardFault || (() => {}); // (line): each HardFault the core takes
     this.lockedUp = null; // {fault, pc}: the first fault, once the core has locked up
     this.first = null;    // {fault, pc} of the fault that took the HardFault
-    core.readUint32 = checked((a) => mcu.readUint32(a), 4, 'read');
-    core.readUint16 = checked((a) => mcu.readUint16(a), 2, 'read');
-    core.readUint8 = checked((a) => mcu.readUint8(a), 1, 'read');
-    core.writeUint32 = checked((a, v) => mcu.writeUint32(a, v), 4, 'write');
-    core.writeUint16 = checked((a, v) => mcu.writeUint16(a, v), 2, 'write');
-    core.writeUint8 = checked((a, v) => mcu.writeUint8(a, v), 1, 'write');
+    Object.assign(core, checkedAccess(mcu));
     mcu.onBreak = (code) => {
       throw new Fault(`BKPT or UDF #${code} with no debugger attached`);
     };

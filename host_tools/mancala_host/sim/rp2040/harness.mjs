@@ -196,20 +196,22 @@ function main() {
           traps.check(pc);
         } else {
           // Instructions back to back until the next thing that is not the core's own: the
-          // chunk's end, an alarm due, PIO's next grid point, a wait, a reset, a trapped ROM
-          // routine. Between those, an instruction's time only moves the counter, so the loop
+          // chunk's end, an alarm due, PIO's next grid point (or a state machine starting), a
+          // wait, a reset, a trapped ROM routine. Between those, an instruction's time only moves the counter, so the loop
           // sets it itself rather than calling clock.tick() (which would find no alarm due);
           // the last instruction ticks the clock properly. The same instructions see the same
           // times as one tick() each: only the host's work is less.
           const alarm = clock.nextAlarm;
           const alarmAt = alarm ? alarm.nanos : Infinity;
-          const stop = Math.min(end, alarmAt, pio.nextAt);
+          const pioAt = pio.nextAt; // Infinity while PIO is stopped, until it starts
+          const stop = Math.min(end, alarmAt, pioAt);
           try {
             for (;;) {
               const ns = core.executeInstruction() * 8;
               const next = clock.nextAlarm;
               const t = clock.nanosCounter + ns;
-              if (t >= stop || next !== alarm || (next && next.nanos !== alarmAt)) {
+              if (t >= stop || next !== alarm || (next && next.nanos !== alarmAt) ||
+                  pio.nextAt !== pioAt) {
                 clock.tick(ns);
                 break;
               }
@@ -234,8 +236,12 @@ function main() {
           }
         }
       }
-      if (clock.nanos >= pio.nextAt && pio.running) {
-        pio.advance(clock.nanos);
+      if (clock.nanos >= pio.nextAt) {
+        if (pio.running) {
+          pio.advance(clock.nanos);
+        } else {
+          pio.nextAt = Infinity; // nothing to catch up until a state machine starts
+        }
       }
     }
     setImmediate(runChunk);

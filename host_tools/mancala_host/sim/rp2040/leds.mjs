@@ -86,9 +86,13 @@ export class PioClock {
     this.decoders = new Map();
     this.next = new Map();  // state machine -> emulated ns of its next PIO cycle (null: stalled)
     this.busy = false;      // some enabled state machine has work: keep slices short
-    this.nextAt = 0;        // the grid point of the next catch-up
+    this.nextAt = 0;        // the grid point of the next catch-up (Infinity: both blocks stopped)
     for (const pio of mcu.pio) {
-      pio.run = () => {}; // no host-timer stepping: advance() does it
+      // No host-timer stepping: advance() does it. rp2040js calls run() when a state machine
+      // of a stopped block starts: the next catch-up is then due at once.
+      pio.run = () => {
+        this.nextAt = Math.min(this.nextAt, mcu.clock.nanos);
+      };
       for (const sm of pio.machines) {
         const write = sm.writeFIFO.bind(sm);
         sm.writeFIFO = (value) => { // a stalled machine resumes when its data arrives
