@@ -38,9 +38,9 @@ from mancala_host.flashing import imagebuild  # noqa: E402
 class Board:
     """The emulated Pico over --stdio: requests answered by id, events kept."""
 
-    def __init__(self, way, flash):
+    def __init__(self, way, flash, profile="quad"):
         argv = [sys.executable, "-m", "mancala_host.commands.cli", "sim", "--target", "rp2040", "--stdio",
-                "--flash", flash, "--profile", "quad"]
+                "--flash", flash, "--profile", profile]
         if way == "image":
             argv += ["--image", imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -6,8 +6,8 @@ against those, the search's time a node. Emulated time is the chip's cycle count
 is a measurement.
 
     .venv/bin/python bench/pico_endgame.py              (prints a table, then the raw JSON)
-    .venv/bin/python bench/pico_endgame.py --strength   (CPython: level 5 with and without
-                                                         the table, in covered positions)
+
+What the tables change in level 5's play is bench/endgame_strength.py's.
 
 The probe is measured on the file in /tables (what a deployed board reads) and on bytes in
 RAM (the 8-stone table cut from the file): the image's frozen tables are bytes too, but in
@@ -15,7 +15,6 @@ its flash, read through the XIP cache, which this run does not measure.
 """
 import json
 import os
-import random
 import subprocess
 import sys
 
@@ -106,45 +105,6 @@ print("END")
 """
 
 
-def undecided(name, count, seed, stones):
-    """Positions with stones[0] to stones[1] stones in play whose stores hold at most half
-    the stones each, so that no store has won yet and the search has to play them out."""
-    from mancala import Rules
-    from test_solver import game_at, random_position
-    rules = Rules.from_dict({"preset": name})
-    rng = random.Random(seed)
-    for k in range(count):
-        mine, theirs = random_position(rng, rng.randint(*stones))
-        rest = 48 - sum(mine) - sum(theirs)
-        lead = rng.randint(max(0, rest - 24), min(24, rest))
-        yield game_at(rules, [mine, theirs], turn=k % 2, stores=(lead, rest - lead))
-
-
-def strength(nodes=1972, count=200):
-    """--strength, in CPython: how often level 5 keeps the exact value in covered positions
-    (2 to 10 stones in play), searching at the node budget a move gets on the emulated Pico
-    (docs/cpu.md section 8), and with the table; the host solver judges."""
-    from mancala import Rules
-    from mancala.endgame import Table
-    from mancala.cpu import Search, Memory
-    from mancala_host.solver import Exact, tables
-    for name, (always, wipeout) in sorted(tables.PRESETS.items()):
-        table = Table(tables.build(always, wipeout))
-        solver = Exact(Rules.from_dict({"preset": name}))
-        games = list(undecided(name, count, 77, (2, tables.STONES)))
-        values = [solver.move_values(g) for g in games]
-        for endgame in (None, table):
-            memory = Memory()
-            kept = 0
-            for game, moves in zip(games, values):
-                pit = Search(game, 5, 10 ** 6, seed=1, max_nodes=nodes, memory=memory,
-                             endgame=endgame).run()
-                kept += moves[pit] == max(moves.values())
-            print("%s, level 5 %s: %d of %d moves keep the exact value" % (
-                name, "with the table" if endgame else "searching %d nodes" % nodes, kept,
-                count), flush=True)
-
-
 def cases():
     """Covered Kalah positions: POSITIONS flat boards (14 bytes and the seat to move) for the
     probes, and 20 state dicts with 6 to 10 stones in play for the root choices."""
@@ -157,9 +117,6 @@ def cases():
 
 
 def main():
-    if "--strength" in sys.argv:
-        strength()
-        return 0
     why = available()
     if why:
         print("The emulated Pico cannot run here: %s." % why)
