@@ -48,10 +48,11 @@ sys.path[:0] = [os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "tests
 from mancala import Game, Rules  # noqa: E402
 from mancala.cpu import Memory, Rng, Search  # noqa: E402
 from mancala.endgame import Table  # noqa: E402
+from mancala_host.flashing.imagebuild import IMAGE_TABLE_STONES  # noqa: E402
 from mancala_host.solver import Exact, tables  # noqa: E402
 
 NODES = 1972  # a level-5 Kalah move on the emulated Pico: docs/cpu.md section 8
-TABLES = (None, 8, 10)  # no table, the image's, deploy's
+TABLES = (None, IMAGE_TABLE_STONES, tables.STONES)  # no table, the image's (8), deploy's (10)
 POSITIONS = 500
 GAMES = 200
 _cache = {}
@@ -79,8 +80,8 @@ def solver(name):
 
 
 def positions(name, count, seed, stones):
-    """`count` undecided positions of the preset with stones[0] to stones[1] stones in play,
-    the seat to move alternating."""
+    """`count` undecided positions of the preset (Kalah(6,4): 48 stones) with stones[0] to
+    stones[1] stones in play, the seat to move alternating."""
     from test_solver import game_at, random_position
     rules = Rules.from_dict({"preset": name})
     rng = random.Random(seed)
@@ -99,7 +100,7 @@ def level5(game, name, stones, seed, memory):
                   endgame=table(name, stones)).run()
 
 
-def perfect(game, values):
+def perfect(values):
     """A pit that keeps the exact value, of several the one nearest the store."""
     best = max(values.values())
     return max(pit for pit, v in values.items() if v == best)
@@ -115,9 +116,8 @@ def covered_one(args):
 
 
 def playout_one(args):
-    """Level 5 for the seat to move against perfect play, to the end: (moves, moves that
-    kept the exact value, the same two for moves with `stones` or fewer stones in play or
-    for the first move, stones thrown away)."""
+    """Level 5 for the seat to move against perfect play, to the end: (level 5's moves, those
+    that kept the exact value, 1 if its first move did, the stones it threw away)."""
     name, stones, k, state = args
     game = Game.from_dict(state)
     exact = solver(name)
@@ -136,7 +136,7 @@ def playout_one(args):
                 first_kept = good
             moves += 1
         else:
-            pit = perfect(game, values)
+            pit = perfect(values)
         game.play(pit)
     final = game.stones(seat, 0) - game.stones(1 - seat, 0)
     return moves, kept, first_kept, start - final
@@ -174,7 +174,7 @@ def pico_games(count):
           "reference, %d whole games a rule set and way (seat 0 or 1 first in turn):" % count)
     from mancala_host.flashing import imagebuild
     image = imagebuild.image_path(ROOT, imagebuild.project_version(ROOT))
-    for way, covers in (("image", imagebuild.IMAGE_TABLE_STONES), ("deploy", tables.STONES)):
+    for way, covers in (("image", IMAGE_TABLE_STONES), ("deploy", tables.STONES)):
         if way == "image" and not os.path.exists(image):
             print("  the image is left out: %s is not built (make firmware)" %
                   os.path.relpath(image, ROOT), flush=True)
