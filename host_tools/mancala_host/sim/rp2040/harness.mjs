@@ -197,10 +197,11 @@ function main() {
         } else {
           // Instructions back to back until the next thing that is not the core's own: the
           // chunk's end, an alarm due, PIO's next grid point (or a state machine starting), a
-          // wait, a reset, a trapped ROM routine. Between those, an instruction's time only moves the counter, so the loop
-          // sets it itself rather than calling clock.tick() (which would find no alarm due);
-          // the last instruction ticks the clock properly. The same instructions see the same
-          // times as one tick() each: only the host's work is less.
+          // wait, a reset, a trapped ROM routine. Between those, an instruction's time only
+          // moves the counter, so the loop sets it itself rather than calling clock.tick()
+          // (which would find no alarm due); the last instruction ticks the clock properly.
+          // The same instructions see the same times as one tick() each: only the host's work
+          // is less.
           const alarm = clock.nextAlarm;
           const alarmAt = alarm ? alarm.nanos : Infinity;
           const pioAt = pio.nextAt; // Infinity while PIO is stopped, until it starts
