@@ -11,7 +11,7 @@ import pytest
 
 import firmware_image
 from conftest import ROOT
-from mancala_host.flashing import imagebuild, uf2
+from mancala_host.flashing import imagebuild, mpsource, uf2
 from mancala_host.errors import BoardError
 
 VERSION = imagebuild.project_version(ROOT)
@@ -157,44 +157,44 @@ def _tar(path, members):
 def test_an_archive_that_does_not_match_its_sums_is_refused(tmp_path):
     archive = _tar(tmp_path / "mp.tar.gz", {"mp/README": "x"})
     digest = hashlib.sha256(open(archive, "rb").read()).hexdigest()
-    assert imagebuild.check_archive(archive) == digest  # no SHA256SUMS beside it
+    assert mpsource.check_archive(archive) == digest  # no SHA256SUMS beside it
     (tmp_path / "SHA256SUMS").write_text("%s  mp.tar.gz\n" % digest)
-    assert imagebuild.check_archive(archive) == digest
+    assert mpsource.check_archive(archive) == digest
     (tmp_path / "SHA256SUMS").write_text("%s  mp.tar.gz\n" % ("0" * 64))
     with pytest.raises(BoardError, match=r"mp.tar.gz does not match its SHA256SUMS \(sha256 %s, "
                                          r"listed 0000000000000000\): the copy is damaged" % digest[:16]):
-        imagebuild.check_archive(archive)
+        mpsource.check_archive(archive)
 
 
 def test_archives_that_do_not_unpack_to_one_tree_are_refused(tmp_path):
     work = tmp_path / "work"
     two = _tar(tmp_path / "two.tar.gz", {"a/x": "1", "b/y": "2"})
     with pytest.raises(BoardError, match="two.tar.gz does not hold one MicroPython folder"):
-        imagebuild.unpack(two, "1" * 64, str(work))
+        mpsource.unpack(two, "1" * 64, str(work))
     escape = _tar(tmp_path / "escape.tar.gz", {"../outside": "1"})
     with pytest.raises(BoardError, match="^Cannot unpack the MicroPython source .*escape.tar.gz"):
-        imagebuild.unpack(escape, "2" * 64, str(work))
+        mpsource.unpack(escape, "2" * 64, str(work))
     assert not (tmp_path / "outside").exists()
     broken = tmp_path / "broken.tar.xz"
     broken.write_bytes(b"\xfd7zXZ\0 cut short")
     with pytest.raises(BoardError, match="^Cannot unpack the MicroPython source .*broken.tar.xz"):
-        imagebuild.unpack(str(broken), "3" * 64, str(work))
+        mpsource.unpack(str(broken), "3" * 64, str(work))
     assert [p for p in os.listdir(str(work)) if p.endswith(".partial")] == []
 
 
 def test_a_folder_that_is_not_micropython_128_is_refused(tmp_path):
     with pytest.raises(BoardError, match="is not a MicroPython source tree with the rp2 port"):
-        imagebuild.check_tree(str(tmp_path), "here")
+        mpsource.check_tree(str(tmp_path), "here")
     (tmp_path / "py").mkdir()
     (tmp_path / "ports" / "rp2").mkdir(parents=True)
     (tmp_path / "py" / "mpconfig.h").write_text(
         "#define MICROPY_VERSION_MAJOR 1\n#define MICROPY_VERSION_MINOR 27\n#define MICROPY_VERSION_MICRO 0\n")
     with pytest.raises(BoardError, match="^here is MicroPython 1.27.0; the image is built on v1.28.0"):
-        imagebuild.check_tree(str(tmp_path), "here")
+        mpsource.check_tree(str(tmp_path), "here")
     (tmp_path / "py" / "mpconfig.h").write_text(
         "#define MICROPY_VERSION_MAJOR 1\n#define MICROPY_VERSION_MINOR 28\n#define MICROPY_VERSION_MICRO 0\n")
     with pytest.raises(BoardError, match="^here has no lib/pico-sdk: its submodules are missing"):
-        imagebuild.check_tree(str(tmp_path), "here")
+        mpsource.check_tree(str(tmp_path), "here")
 
 
 def test_make_firmware_with_a_missing_source_says_so(tmp_path, capsys):
@@ -249,13 +249,13 @@ def test_the_board_patch_makes_mpy_tool_word_align_frozen_native_code(tmp_path):
     tree = _mpy_tool_tree(tmp_path)
     assert _frozen_alignment(tree, tmp_path) == 2  # v1.28.0 as released: a Cortex-M0+ faults
     out = io.StringIO()
-    imagebuild.apply_patches(ROOT, str(tree), out)
+    mpsource.apply_patches(ROOT, str(tree), out)
     assert out.getvalue() == "Patched the MicroPython source with " \
                              "firmware/board/patches/mpy-tool-native-align.patch\n"
     assert _frozen_alignment(tree, tmp_path) == 4
     patched = (tree / "tools" / "mpy-tool.py").read_bytes()
     again = io.StringIO()
-    imagebuild.apply_patches(ROOT, str(tree), again)  # a tree that has it is left alone
+    mpsource.apply_patches(ROOT, str(tree), again)  # a tree that has it is left alone
     assert again.getvalue() == "" and (tree / "tools" / "mpy-tool.py").read_bytes() == patched
     assert not list(tree.rglob("*.orig")) and not list(tree.rglob("*.rej"))
 
@@ -267,7 +267,7 @@ def test_a_tree_the_patch_does_not_fit_is_one_sentence(tmp_path):
     with pytest.raises(BoardError, match=r"^firmware/board/patches/mpy-tool-native-align.patch does "
                                          r"not apply to the MicroPython source in .*: the tree is "
                                          r"not MicroPython v1.28.0 as released\.$"):
-        imagebuild.apply_patches(ROOT, str(tmp_path), io.StringIO())
+        mpsource.apply_patches(ROOT, str(tmp_path), io.StringIO())
     assert (tools / "mpy-tool.py").read_text() == "# some other mpy-tool.py\n"
     assert sorted(p.name for p in tools.iterdir()) == ["mpy-tool.py"]  # no .rej, no .orig
 
