@@ -18,6 +18,11 @@ from .link import BoardLink
 from .tournament import Tournament
 
 RESCAN_S = 1.0
+
+
+class TournamentRunning(BoardError):
+    """start_tournament without replace=True while a tournament runs (HTTP 409)."""
+
 RULE_KEYS = ("variant", "players", "seeds")
 
 
@@ -188,8 +193,20 @@ class Room:
         return result
 
     # -- the tournament -------------------------------------------------------------------
-    def start_tournament(self, tournament: Tournament) -> None:
+    def start_tournament(self, tournament: Tournament, replace: bool = False) -> None:
+        """Deal `tournament` to the room's boards.
+
+        A tournament that is still running (dealt and not over) is replaced only with
+        `replace=True`; without it this raises `TournamentRunning` (a BoardError whose
+        sentence says so) and nothing changes: the server answers it with HTTP 409 and the
+        page asks the teacher to confirm. A finished tournament is replaced without asking.
+        The replaced tournament's games keep its id in the logs and the export."""
         with self.lock:
+            old = self.tournament
+            if old is not None and not old.over and not replace:
+                raise TournamentRunning(
+                    "A tournament is running (round %d of %d): confirm to replace it; its "
+                    "games so far stay in the logs." % (old.round, old.total_rounds))
             self.tournament = tournament
             for link in self.links.values():
                 link.dealt = None

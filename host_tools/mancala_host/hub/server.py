@@ -9,7 +9,8 @@ well-kept library; the boards' lines stay in their own threads, link.py).
     POST /api/settings          {"boards": [KEY...] or null, "variant", "players", "seeds", "move_time_limit"}
     POST /api/start | /api/pause | /api/resume | /api/lock | /api/unlock   {"boards": [...] or null}
     POST /api/label             {"board": KEY, "label": "table 3"}
-    POST /api/tournament        {"players": ["Ann", "Bot=cpu2", ...], "style": "round-robin" | "swiss", ...}
+    POST /api/tournament        {"players": ["Ann", "Bot=cpu2", ...], "style": "round-robin" | "swiss", ...,
+                                 "replace": true to replace a tournament that is running}
     POST /api/export            writes the export folder; answers its path
 Every POST answers {"ok": true, "results": {KEY: "ok" or the board's reason}} or
 {"ok": false, "error": "one sentence"}.  A POST must be application/json and, when it names an
@@ -203,7 +204,7 @@ def make_app(room: Room) -> web.Application:
         rules = {k: data[k] for k in ("variant", "seeds") if data.get(k)}
         t = Tournament(parse_players(players), data.get("style") or "round-robin",
                        int(data.get("rounds") or 0), rules or None, int(data.get("cpu_level") or 1))
-        room.start_tournament(t)
+        room.start_tournament(t, replace=data.get("replace") is True)
         room.on_change("", {})
         return {"rounds": t.total_rounds}
 
