@@ -134,11 +134,12 @@ def test_line_lost_mid_command(monkeypatch, capsys):
     assert code != 0 and "went away" in one_sentence(err)
 
 
-def test_json_output_for_scripts(monkeypatch, capsys):
+@pytest.mark.parametrize("argv", [["--json", "state"], ["state", "--json"]])
+def test_json_output_for_scripts(monkeypatch, capsys, argv):
     state = {"rules": CONFIG["rules"], "pits": [[4] * 6, [4] * 6], "stores": [0, 0], "turn": 0,
              "active": [0, 1], "places": [None, None], "over": False}
     port = FakePort(board_script(state=[{"id": ANSWER, "ok": True, "state": state, "first": 0, "moves": 0}]))
-    code, out, err = run(monkeypatch, capsys, port, ["--json", "state"])
+    code, out, err = run(monkeypatch, capsys, port, argv)
     import json
     assert code == 0 and json.loads(out)["state"] == state
 
@@ -232,6 +233,63 @@ def test_every_command_in_the_guide_exists_and_parses():
         args = parser.parse_args(argv)  # exits (fails the test) on a wrong example
         seen.add(args.command)
     assert seen >= set(cli.COMMANDS) - {"sim"}, set(cli.COMMANDS) - seen
+
+
+def test_every_option_the_docs_write_after_a_command_is_one():
+    """Inline examples in README and docs/ (`state --json`, `mancala-board new --first 1`):
+    each option written after a command's name is one that command takes, and a whole
+    `mancala-board` example with options parses."""
+    import glob
+    import re
+    import shlex
+
+    parser = cli.build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    root = fakeport_root()
+    docs = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    checked = 0
+    for path in docs:
+        text = open(path).read()
+        for span in re.findall(r"`([^`\n]+)`", text):
+            words = span.split()
+            whole = words[0] == "mancala-board"
+            if whole:
+                words = words[1:]
+                while words and words[0].startswith("-"):   # options before the command
+                    words = words[2:] if words[0] in ("--port", "-p", "--timeout") else words[1:]
+            if not words or words[0] not in commands or words[0] == "sim":
+                continue
+            own = commands[words[0]]._option_string_actions
+            for word in words[1:]:
+                option = word.strip("[]").split("=")[0]
+                if option.startswith("--"):
+                    assert option in own, "%s: `%s`" % (os.path.basename(path), span)
+                    checked += 1
+            if whole and ("--" in span or "=" in span) and not re.search(r"\b[A-Z]{3,}\b", span):
+                parser.parse_args(shlex.split(span)[1:])  # exits (fails the test) if wrong
+    assert checked > 20
+
+
+def test_common_options_go_before_or_after_the_command():
+    """`--port`, `--timeout`, `--json` and `--colour` mean the same on either side of any
+    command; a command's own option of that name (`class --port`) stays its own."""
+    parser = cli.build_parser()
+    common = ["--port", "x.pty", "--timeout", "2", "--json", "--colour"]
+    for name in cli.COMMANDS:
+        rest = {"config": ["show"], "press": ["3"], "resign": ["1"], "replay": ["a.jsonl"],
+                "stats": ["a.jsonl"], "export": ["a.jsonl", "--csv"], "analyze": ["a.jsonl"],
+                "profile": ["check", "f.json"]}.get(name, [])
+        before = vars(parser.parse_args(common + [name] + rest))
+        after = vars(parser.parse_args([name] + rest + common))
+        if name == "class":
+            assert after["ports"] == ["x.pty"] and after["port"] is None
+            continue
+        if name == "analyze":
+            assert after["json_out"] and not after["json"]
+            after["json"], after["json_out"] = True, False
+        assert before == after, name
+    defaults = vars(parser.parse_args(["state"]))
+    assert (defaults["port"], defaults["timeout"], defaults["json"]) == (None, 5.0, False)
 
 
 def fakeport_root():

@@ -234,20 +234,35 @@ def _a_class(p):
     hub_command.add_arguments(p)
 
 
+def _add_common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
+    """The options every command shares. On the program they carry the defaults; on each
+    command they are accepted too (`state --json` as well as `--json state`), with no default
+    of their own there, so one given before the command is not overwritten. A command whose
+    own option has the same name (`class --port`, `analyze --json`) keeps its own."""
+    def add(*names, **kw):
+        if any(n in p._option_string_actions for n in names):
+            return
+        if suppress:
+            kw["default"] = argparse.SUPPRESS
+        p.add_argument(*names, **kw)
+    add("--port", "-p", help="device path or pyserial URL (default: find the board by USB ID)")
+    add("--timeout", type=float, default=5.0, help="seconds to wait for an answer (default 5)")
+    add("--json", action="store_true", help="print the board's answers as JSON")
+    add("--colour", "--color", dest="colour", action="store_true", default=None,
+        help="colour the board even when not on a terminal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mancala-board",
         description="Configure, drive, watch, record and analyse a Mancala board over USB serial.")
-    parser.add_argument("--port", "-p", help="device path or pyserial URL (default: find the board by USB ID)")
-    parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer (default 5)")
-    parser.add_argument("--json", action="store_true", help="print the board's answers as JSON")
-    parser.add_argument("--colour", "--color", dest="colour", action="store_true", default=None,
-                        help="colour the board even when not on a terminal")
+    _add_common_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("sim", help="run the virtual board (see: mancala-board sim --help)")
     for name, (handler, help_text, adder) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         adder(p)
+        _add_common_options(p, suppress=True)
         p.set_defaults(handler=handler)
     return parser
 
