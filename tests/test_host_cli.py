@@ -182,9 +182,44 @@ def test_find_board_by_usb_id():
     with pytest.raises(BoardError) as info:
         transport.find_board(lambda: [_port("/dev/ttyS0", description="ttyS0")])
     assert "No board found" in str(info.value) and "/dev/ttyS0 (ttyS0)" in str(info.value)
+    assert "'make sim'" in str(info.value)  # the way on with no board at all
     with pytest.raises(BoardError) as info:
         transport.find_board(lambda: found + [_port("/dev/ttyACM1", 0x2E8A, 0x0005)])
     assert "Several boards" in str(info.value) and "/dev/ttyACM1" in str(info.value)
+
+
+def test_a_port_the_system_knows_is_no_board_gets_one_short_hello(monkeypatch, capsys):
+    """/dev/ttyS0 (no USB ID) or another USB device is no board: one hello of half a second,
+    not two of 2 s and 5 s (7.5 s before the answer), and the sentence says why."""
+    from mancala_host.link import client as client_mod
+
+    listed = [_port("/dev/ttyS0"), _port("/dev/ttyUSB0", 0x0403, 0x6001, "FT232R USB UART"),
+              _port("/dev/ttyACM0", 0x2E8A, 0x0005, "Board in FS mode")]
+    assert "no USB ID" in transport.not_a_board("/dev/ttyS0", lambda: listed)
+    assert "0403:6001 (FT232R USB UART)" in transport.not_a_board("/dev/ttyUSB0", lambda: listed)
+    for port in ("/dev/ttyACM0", "/dev/pts/3", "socket://localhost:7000"):
+        assert transport.not_a_board(port, lambda: listed) is None
+    waits = []
+    real = client_mod.Client.request
+
+    def request(self, cmd, timeout=None, **fields):
+        waits.append(timeout)
+        return real(self, cmd, timeout=0.01, **fields)
+    monkeypatch.setattr(client_mod.Client, "request", request)
+    port = FakePort({}, name="/dev/ttyS0")
+    port.not_a_board = transport.not_a_board("/dev/ttyS0", lambda: listed)
+    code, out, err = run(monkeypatch, capsys, port, ["--timeout", "5", "info"])
+    assert code == 1 and waits == [client_mod.HELLO_NOT_A_BOARD_S] == [0.5]
+    assert "does not answer hello, and it has no USB ID" in one_sentence(err)
+    waits[:] = []
+    code, out, err = run(monkeypatch, capsys, FakePort({}), ["--timeout", "5", "info"])
+    assert code == 1 and sum(waits) <= 5  # a port that may be a board: two tries within --timeout
+
+
+def test_a_folder_given_as_the_port_is_said_once(tmp_path, capsys):
+    code = cli.main(["--port", str(tmp_path), "info"])
+    sentence = one_sentence(capsys.readouterr().err)
+    assert code == 1 and sentence.count(str(tmp_path)) == 1 and "is a folder, not a serial port" in sentence
 
 
 def test_unknown_command_and_bad_seat(capsys):

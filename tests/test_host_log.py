@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from fakeport import ANSWER, CONFIG, FakePort, board_script
+from fakeport import ANSWER, CONFIG, FakePort, board_script, one_sentence
 
 from mancala import Game, Rules
 from mancala_host.commands import cli
@@ -234,7 +234,7 @@ def test_torn_last_line_is_stepped_over(tmp_path):
     log.write_text('{"format": "mancala-game-log", "vers')  # a write cut by a crash
     tracker, _ = make_log(log, random.Random(7), count=1)
     results = list(gamelog.read_log(str(log)))
-    assert results[0][2].startswith("it is not valid JSON") and results[1][1] is not None
+    assert results[0][2].startswith("it is cut off after") and results[1][1] is not None
 
 
 def test_the_example_in_docs_replays():
@@ -404,3 +404,33 @@ def test_ctrl_c_right_after_a_move_keeps_the_move(tmp_path, monkeypatch):
     assert kept["unfinished"] is True
     assert [(m["seat"], m["pit"]) for m in kept["moves"]] == [(0, 3)]
     assert not any("recovered" in s for s in said)  # it came as the event itself
+
+
+@pytest.mark.parametrize("out, said", [
+    ("missing/games.jsonl", "for the game log does not exist: create it"),
+    (".", "is a folder: give a file, e.g."),
+])
+def test_record_refuses_a_log_it_cannot_write_before_it_starts(tmp_path, monkeypatch, capsys, out, said):
+    monkeypatch.chdir(tmp_path)
+    from mancala_host.link import session
+    monkeypatch.setattr(session, "open_transport", lambda name: pytest.fail("record opened the board"))
+    assert cli.main(["record", "--out", out]) == 1
+    err = capsys.readouterr().err
+    assert said in one_sentence(err)
+
+
+def test_a_line_cut_off_says_so_and_stats_fails_when_every_game_is_skipped(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    make_log(log, random.Random(21), count=2)
+    lines = log.read_text().splitlines()
+    log.write_text(lines[0][:-40] + "\n" + lines[1][:120] + "\n")  # both cut by a crash
+    for argv in (["replay", str(log)], ["stats", str(log)], ["export", "--csv", str(log)],
+                 ["analyze", str(log), "--nodes", "20"]):
+        assert cli.main(argv) == 1, argv
+        out, err = capsys.readouterr()
+        if argv[0] != "analyze":
+            assert "line 2: it is cut off after 120 characters (a write that stopped partway)." in out + err
+        assert " at)" not in out + err and "Traceback" not in err
+    log.write_text(lines[0] + "\n" + '{"format": "mancala-game-log", "version": 1 2}\n')
+    assert cli.main(["replay", str(log)]) == 1
+    assert "line 2: it is not valid JSON (expecting ',' delimiter, column 45)." in capsys.readouterr().out

@@ -51,6 +51,21 @@ def is_unfinished(game: dict[str, Any]) -> bool:
     return game.get("unfinished") is True
 
 
+def check_appendable(path: str) -> None:
+    """BoardError in one sentence, before anything is recorded, if games cannot be appended to
+    `path`: its folder is missing, it is a folder, or this user may not write there."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise BoardError("The game log %s is a folder: give a file, e.g. %s." % (
+            path, os.path.join(path, "games.jsonl")))
+    if not os.path.isdir(folder):
+        raise BoardError("The folder %s for the game log does not exist: create it, or give "
+                         "--out a file in a folder that does." % folder)
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise BoardError("The game log %s cannot be written (permission denied): give --out a "
+                         "file you may write." % path)
+
+
 def append_game(path: str, game: dict[str, Any]) -> None:
     """Add one game as one line, written whole and synced, so a crash leaves either the
     whole line or (at worst) a torn last line that readers skip and the next write steps over."""
@@ -73,6 +88,24 @@ class NotAGameLog(BoardError):
     """The file is empty, or its first line is not a game-log entry: one sentence for it all."""
 
 
+def _json_problem(text: str, exc: ValueError) -> str:
+    """Why a log line is not JSON, in words: a line cut off by a write that stopped (a crash, a
+    full disk) says so; otherwise the parser's reason and the column."""
+    line = text.rstrip("\r\n")
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as inner:
+        exc = inner
+    except ValueError:
+        pass
+    if not isinstance(exc, json.JSONDecodeError):
+        return "it is not valid JSON"
+    if exc.msg.startswith("Unterminated") or exc.pos >= len(line.rstrip()) - 1:
+        return "it is cut off after %d characters (a write that stopped partway)" % len(line)
+    reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+    return "it is not valid JSON (%s, column %d)" % (reason.lower(), exc.colno)
+
+
 def read_log(path: str) -> list[tuple[int, dict[str, Any] | None, str | None]]:
     """(line number, game dict or None, reason or None) for every non-empty line of the log.
 
@@ -92,7 +125,7 @@ def read_log(path: str) -> list[tuple[int, dict[str, Any] | None, str | None]]:
         except ValueError as exc:
             if not entries and FORMAT not in text:  # a torn first entry still names the format
                 raise NotAGameLog("%s is not a game log (line %d is not JSON)." % (path, number))
-            entries.append((number, None, "it is not valid JSON (%s)" % str(exc).split(":")[0]))
+            entries.append((number, None, _json_problem(text, exc)))
             continue
         if not entries and not (isinstance(game, dict) and game.get("format") == FORMAT):
             raise NotAGameLog("%s is not a game log (line %d is not a game-log entry)." % (path, number))

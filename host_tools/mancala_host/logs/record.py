@@ -404,6 +404,7 @@ class _Line:
 
 
 def run(args: argparse.Namespace, tracker: GameTracker | None = None) -> int:
+    gamelog.check_appendable(args.out)  # before the board: a game recorded into nowhere is lost
     tracker = tracker or GameTracker(args.out)
     stop = _Stop()
     line = _Line(args, tracker, stop)

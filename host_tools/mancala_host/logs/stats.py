@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         print("Plot written to %s." % path)
         if getattr(args, "exact", False):
             _plot_exact(args, games, path)
-    return 0
+    return 1 if bad and not games else 0  # every game skipped: a failure, as replay says it
 
 
 def _plot_exact(args: argparse.Namespace, games: list[Any], path: str) -> None:
@@ -243,4 +243,4 @@ def run_export(args: argparse.Namespace) -> int:
             stream.close()
     print("%d game(s) exported, %d skipped because they do not replay." % (
         len(games), sum(1 for b in bad if b[1] is not None)), file=sys.stderr)
-    return 0
+    return 1 if bad and not games else 0
