@@ -3,14 +3,18 @@ moves, brute force through the engine on positions with few stones, a separate p
 solver of whole small boards (tests/kalah_reference.py), and the published value of
 Kalah(6,3). Its timing targets are in bench/solver.py, not here."""
 
+import os
 import random
+import signal
+import threading
+import time
 
 import pytest
 
 from kalah_reference import solve
 from mancala import Game, Rules
 from mancala_host.solver import EXTRA, OVER, Exact, TooBig, position, unsupported
-from mancala_host.solver._kalah import Solver
+from mancala_host.solver._kalah import BudgetExceeded, Solver
 
 # Every combination of the two Kalah options: (capture "always", wipe-out captures allowed).
 RULES = [(False, True), (True, True), (False, False), (True, False)]
@@ -148,6 +152,92 @@ def test_a_budget_stops_the_search_and_leaves_the_solver_sound():
     # A stopped search stored nothing false: a small position is still valued exactly.
     small = game_at(game.rules, [[0, 0, 0, 1, 0, 2], [1, 0, 0, 0, 0, 0]])
     assert solver.value(small) == brute_force(small.copy(stack=False))
+
+
+def test_a_deadline_already_past_stops_the_search_before_it_starts():
+    solver = Solver(6, False, True, 16, 6)
+    with pytest.raises(BudgetExceeded) as stopped:
+        solver.value((3,) * 12, deadline=time.monotonic() - 1.0)
+    assert stopped.value.reason == "time"
+    assert solver.nodes == 0
+    # No deadline (0) and a deadline far ahead both let it finish.
+    assert solver.value((0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0), deadline=0.0) == \
+        solver.value((0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0), deadline=time.monotonic() + 3600)
+
+
+def test_a_node_budget_is_exact_and_says_so():
+    solver = Solver(6, False, True, 16, 6)
+    with pytest.raises(BudgetExceeded) as stopped:
+        solver.value((4,) * 12, max_nodes=5000)
+    assert stopped.value.reason == "nodes"
+    # The node past the budget is the one that stops it.
+    assert solver.nodes == 5001
+    with pytest.raises(BudgetExceeded):
+        solver.value((4,) * 12, max_nodes=5000)
+    assert solver.nodes == 10002
+
+
+def watch_then(solver, nodes, act, seen, done):
+    """A thread that reads solver.nodes during its search until it passes nodes, then acts
+    (unless done is set first: the search ended some other way)."""
+    def run():
+        while solver.nodes < nodes:
+            seen.append(solver.nodes)
+            if done.wait(0.001):
+                return
+        seen.append(solver.nodes)
+        act()
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_ctrl_c_stops_a_search_and_leaves_the_solver_sound():
+    # Kalah(6,6)'s start takes far longer than the 200,000 nodes after which the other thread
+    # sends SIGINT; the deadline only keeps a broken build from hanging the tests.
+    solver = Solver(6, False, True, 16, 4)
+    seen, done = [], threading.Event()
+    thread = watch_then(solver, 200_000, lambda: os.kill(os.getpid(), signal.SIGINT), seen,
+                        done)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solver.value((6,) * 12, deadline=time.monotonic() + 60)
+    finally:
+        done.set()
+        thread.join()
+    # The count the other thread saw grew during the search, and the search stopped soon
+    # after (Ctrl-C is looked for every 65,536 nodes).
+    assert seen[-1] >= 200_000 and seen[0] < seen[-1]
+    assert 200_000 <= solver.nodes < seen[-1] + 200_000
+    small = (0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0)
+    game = game_at(rules(False, True), [small[:6], small[6:]])
+    assert solver.value(small) == brute_force(game)
+
+
+def test_stop_from_another_thread_and_one_search_at_a_time():
+    solver = Solver(6, False, True, 16, 4)
+    refused = []
+
+    def second_then_stop():
+        try:
+            solver.value((1,) * 12)
+        except RuntimeError as e:
+            refused.append(str(e))
+        solver.stop()
+    done = threading.Event()
+    thread = watch_then(solver, 100_000, second_then_stop, [], done)
+    try:
+        with pytest.raises(BudgetExceeded) as stopped:
+            solver.value((6,) * 12, deadline=time.monotonic() + 60)
+    finally:
+        done.set()
+        thread.join()
+    assert stopped.value.reason == "stopped"
+    assert refused == ["this solver is already searching (one search at a time)"]
+    # stop() with no search running changes nothing for the next one.
+    solver.stop()
+    assert solver.value((0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0)) == Solver(6).value(
+        (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0))
 
 
 def test_values_for_either_seat_and_a_store_lead():

@@ -20,12 +20,16 @@
  * towards its store), moves ordered by the table's best move, then extra moves, then gains;
  * and below a stone count, a table of exact values filled on demand by memoised search (the
  * endgame database), indexed by the rank of the position among all with as few stones.
+ *
+ * A search runs without the GIL and stops by a node budget, a deadline, stop() from another
+ * thread or Ctrl-C (checkpoint()); a stopped search has stored only true bounds.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAXN 6                  /* pits a side */
 #define MAXPITS (2 * MAXN)
@@ -35,6 +39,18 @@
 #define EXTRA 1
 #define OVER 2
 #define MAXDB 40                /* the endgame database's largest stone count */
+/* Every CHECK nodes the search looks at the clock and for a stop() from another thread, and
+ * publishes its node count; every SIGNALS nodes, in the main thread, it takes the GIL back
+ * for a moment to let Python see Ctrl-C.  At about 4 million nodes a second that is every
+ * millisecond and every 16 ms. */
+#define CHECK 4096
+#define SIGNALS 65536
+/* Why a search stopped (Solver.aborted). */
+#define GO_ON 0
+#define BY_NODES 1
+#define BY_TIME 2
+#define BY_SIGNAL 3             /* a Python exception is set: Ctrl-C, as a rule */
+#define BY_STOP 4
 
 typedef struct {
     uint64_t key;               /* packed pits; 0 is an empty slot (no position in play is 0) */
@@ -57,7 +73,14 @@ typedef struct {
     uint64_t db_size;
     uint64_t binom[MAXDB + MAXPITS + 1][MAXPITS + 1];
     uint64_t nodes, max_nodes;
-    int aborted;
+    uint64_t next_check;        /* the node count of the next check: a single compare a node */
+    uint64_t shown_nodes;       /* nodes as of the last check, read by other threads */
+    struct timespec deadline;   /* CLOCK_MONOTONIC; tv_sec 0: none */
+    PyThreadState *thread;      /* the searching thread's state while it runs without the GIL */
+    int signals;                /* the search runs in the main thread: look for Ctrl-C */
+    int stop;                   /* set by stop() from another thread */
+    int busy;                   /* a search is running (value() or endgame()) */
+    int aborted;                /* GO_ON, or why the search stopped */
 } Solver;
 
 static PyObject *BudgetExceeded;
@@ -201,6 +224,48 @@ static void store(Solver *s, uint64_t key, int lo, int hi, int best, uint64_t wo
 
 static int db_value(Solver *s, const uint8_t *p);
 
+/* ------------------------------------------------------------------------------ stopping */
+
+static int past(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+/* Called when nodes reaches next_check: sets aborted when the node budget is spent, the
+ * deadline has passed, stop() was called or a signal handler raised; returns aborted.  The
+ * node budget is exact (next_check never passes max_nodes + 1); the rest are looked at every
+ * CHECK nodes. */
+static int checkpoint(Solver *s)
+{
+    if (s->aborted)
+        return s->aborted;
+    __atomic_store_n(&s->shown_nodes, s->nodes, __ATOMIC_RELAXED);
+    if (s->max_nodes && s->nodes > s->max_nodes)
+        s->aborted = BY_NODES;
+    else if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+        s->aborted = BY_STOP;
+    else if (s->deadline.tv_sec && past(&s->deadline))
+        s->aborted = BY_TIME;
+    else if (s->signals && s->thread && s->nodes % SIGNALS < CHECK) {
+        int raised;
+        PyEval_RestoreThread(s->thread);
+        raised = PyErr_CheckSignals() < 0;
+        s->thread = PyEval_SaveThread();
+        if (raised)
+            s->aborted = BY_SIGNAL;
+    }
+    if (s->aborted) {
+        s->next_check = 0;      /* every node now returns at once */
+        return s->aborted;
+    }
+    s->next_check = s->nodes + CHECK;
+    if (s->max_nodes && s->next_check > s->max_nodes + 1)
+        s->next_check = s->max_nodes + 1;
+    return s->aborted;
+}
+
 static int child_value(Solver *s, const uint8_t *p, int i)
 {
     uint8_t c[MAXPITS];
@@ -220,10 +285,7 @@ static int db_value(Solver *s, const uint8_t *p)
     int v = s->db[r], i, best = UNKNOWN;
     if (v != UNKNOWN)
         return v;
-    s->nodes++;
-    if (s->max_nodes && s->nodes > s->max_nodes)
-        s->aborted = 1;
-    if (s->aborted)
+    if (++s->nodes >= s->next_check && checkpoint(s))
         return 0;
     for (i = 0; i < s->n; i++)
         if (p[i]) {
@@ -253,10 +315,7 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
         return total;
     if (beta <= -total)
         return -total;
-    s->nodes++;
-    if (s->max_nodes && s->nodes > s->max_nodes)
-        s->aborted = 1;
-    if (s->aborted)
+    if (++s->nodes >= s->next_check && checkpoint(s))
         return 0;
     before = s->nodes;
     key = pack(s, p);
@@ -452,29 +511,139 @@ static void Solver_dealloc(Solver *s)
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
+static PyObject *MainThread;    /* threading.main_thread(), for the Ctrl-C checks */
+static PyObject *Monotonic;     /* time.monotonic, the clock deadlines are given on */
+
+/* Before a search, holding the GIL: refuses a second search at once on the same solver, sets
+ * the budget and the deadline (a time.monotonic() value, 0 for none; one already past stops
+ * the search before it starts) and releases the GIL. */
+static int start(Solver *s, unsigned long long max_nodes, double deadline)
+{
+    PyObject *cur;
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this solver is already searching (one search at "
+                        "a time)");
+        return -1;
+    }
+    s->aborted = GO_ON;
+    s->stop = 0;
+    s->max_nodes = max_nodes ? s->nodes + max_nodes : 0;
+    s->deadline.tv_sec = 0;
+    s->deadline.tv_nsec = 0;
+    if (deadline > 0) {
+        /* The deadline is on Python's monotonic clock; it is turned into CLOCK_MONOTONIC by
+         * the time left, so the two clocks need not be the same one. */
+        PyObject *now_o = PyObject_CallNoArgs(Monotonic);
+        double left;
+        struct timespec now;
+        if (!now_o)
+            return -1;
+        left = deadline - PyFloat_AsDouble(now_o);
+        Py_DECREF(now_o);
+        if (left <= 0) {
+            s->aborted = BY_TIME;
+        } else {
+            long long ns;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (left > 1e9)
+                left = 1e9;
+            ns = (long long)now.tv_nsec + (long long)(left * 1e9);
+            s->deadline.tv_sec = now.tv_sec + (time_t)(ns / 1000000000);
+            s->deadline.tv_nsec = (long)(ns % 1000000000);
+        }
+    }
+    cur = PyObject_CallNoArgs(MainThread);
+    if (!cur)
+        return -1;
+    {
+        PyObject *ident = PyObject_GetAttrString(cur, "ident");
+        Py_DECREF(cur);
+        if (!ident)
+            return -1;
+        s->signals = PyLong_AsUnsignedLong(ident) == PyThread_get_thread_ident();
+        Py_DECREF(ident);
+    }
+    s->next_check = s->aborted ? 0 : s->nodes + 1;    /* the first node checks at once */
+    if (s->max_nodes && s->next_check > s->max_nodes + 1)
+        s->next_check = s->max_nodes + 1;
+    s->busy = 1;
+    s->thread = PyEval_SaveThread();
+    return 0;
+}
+
+/* After a search: takes the GIL back and, when the search stopped, raises why and returns
+ * -1: BudgetExceeded with .reason "nodes" or "time" (or "stopped" after stop()), or the
+ * signal handler's exception (KeyboardInterrupt for Ctrl-C). */
+static int finish(Solver *s, unsigned long long max_nodes)
+{
+    int why = s->aborted;
+    const char *reason;
+    PyObject *exc, *r;
+    PyEval_RestoreThread(s->thread);
+    s->thread = NULL;
+    s->busy = 0;
+    s->max_nodes = 0;
+    s->aborted = GO_ON;
+    s->shown_nodes = s->nodes;
+    if (why == GO_ON)
+        return 0;
+    if (why == BY_SIGNAL)
+        return -1;              /* the handler's exception is set */
+    if (why == BY_NODES) {
+        reason = "nodes";
+        exc = PyObject_CallFunction(BudgetExceeded, "s", "the search needed more nodes "
+                                    "than its budget");
+    } else if (why == BY_TIME) {
+        reason = "time";
+        exc = PyObject_CallFunction(BudgetExceeded, "s", "the search ran past its deadline");
+    } else {
+        reason = "stopped";
+        exc = PyObject_CallFunction(BudgetExceeded, "s", "the search was stopped");
+    }
+    if (!exc)
+        return -1;
+    r = PyUnicode_FromString(reason);
+    if (!r || PyObject_SetAttrString(exc, "reason", r) < 0) {
+        Py_XDECREF(r);
+        Py_DECREF(exc);
+        return -1;
+    }
+    Py_DECREF(r);
+    PyErr_SetObject(BudgetExceeded, exc);
+    Py_DECREF(exc);
+    (void)max_nodes;
+    return -1;
+}
+
 static PyObject *Solver_value(Solver *s, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"pits", "max_nodes", "guess", NULL};
+    static char *names[] = {"pits", "max_nodes", "guess", "deadline", NULL};
     PyObject *seq;
     unsigned long long max_nodes = 0;
-    int guess = 0, total, v;
+    int guess = 0, total, v = 0;
+    double deadline = 0.0;
     uint8_t p[MAXPITS];
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Ki", names, &seq, &max_nodes, &guess))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Kid", names, &seq, &max_nodes, &guess,
+                                     &deadline))
         return NULL;
     if (read_pits(s, seq, p, &total) < 0)
         return NULL;
-    s->max_nodes = max_nodes ? s->nodes + max_nodes : 0;
-    s->aborted = 0;
-    Py_BEGIN_ALLOW_THREADS
-    v = mtdf(s, p, total, guess);
-    Py_END_ALLOW_THREADS
-    s->max_nodes = 0;
-    if (s->aborted) {
-        s->aborted = 0;
-        PyErr_Format(BudgetExceeded, "the exact value needs more than %llu nodes", max_nodes);
+    if (start(s, max_nodes, deadline) < 0)
         return NULL;
-    }
+    if (!s->aborted)
+        v = mtdf(s, p, total, guess);
+    if (finish(s, max_nodes) < 0)
+        return NULL;
     return PyLong_FromLong(v);
+}
+
+static PyObject *Solver_stop(Solver *s, PyObject *unused)
+{
+    /* From any thread, the GIL held: the search running on this solver stops within CHECK
+     * nodes and raises BudgetExceeded (reason "stopped"); without one, nothing happens. */
+    if (s->busy)
+        __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+    Py_RETURN_NONE;
 }
 
 static PyObject *Solver_play(Solver *s, PyObject *args)
@@ -503,6 +672,9 @@ static PyObject *Solver_play(Solver *s, PyObject *args)
 
 static PyObject *Solver_get_nodes(Solver *s, void *closure)
 {
+    /* During a search in another thread: its count as of its last check (CHECK nodes). */
+    if (s->busy)
+        return PyLong_FromUnsignedLongLong(__atomic_load_n(&s->shown_nodes, __ATOMIC_RELAXED));
     return PyLong_FromUnsignedLongLong(s->nodes);
 }
 
@@ -518,14 +690,15 @@ static PyObject *Solver_endgame(Solver *s, PyObject *unused)
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)s->db_size);
     int8_t *b;
     uint64_t r;
-    int m = 2 * s->n, aborted;
+    int m = 2 * s->n;
     if (!out)
         return NULL;
     b = (int8_t *)PyBytes_AS_STRING(out);
-    s->max_nodes = 0;
-    s->aborted = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (r = 0; r < s->db_size; r++) {
+    if (start(s, 0, 0.0) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    for (r = 0; r < s->db_size && !s->aborted; r++) {
         uint8_t p[MAXPITS];
         uint64_t left = r;
         int i, bar, next = 0, mine = 0, theirs = 0;
@@ -548,11 +721,8 @@ static PyObject *Solver_endgame(Solver *s, PyObject *unused)
         }
         b[r] = (int8_t)(mine && theirs ? db_value(s, p) : mine - theirs);
     }
-    aborted = s->aborted;
-    Py_END_ALLOW_THREADS
-    if (aborted) {
+    if (finish(s, 0) < 0) {
         Py_DECREF(out);
-        PyErr_SetString(BudgetExceeded, "the endgame table was not finished");
         return NULL;
     }
     return out;
@@ -560,8 +730,12 @@ static PyObject *Solver_endgame(Solver *s, PyObject *unused)
 
 static PyMethodDef Solver_methods[] = {
     {"value", (PyCFunction)(void (*)(void))Solver_value, METH_VARARGS | METH_KEYWORDS,
-     "value(pits, max_nodes=0, guess=0): the exact value of the position for the side to "
-     "move; BudgetExceeded after max_nodes nodes (0: no limit)."},
+     "value(pits, max_nodes=0, guess=0, deadline=0.0): the exact value of the position for "
+     "the side to move; BudgetExceeded after max_nodes nodes (0: no limit) or past deadline "
+     "(a time.monotonic() value; 0: none), KeyboardInterrupt on Ctrl-C."},
+    {"stop", (PyCFunction)Solver_stop, METH_NOARGS,
+     "stop(): from another thread, stop the running search (BudgetExceeded, reason "
+     "'stopped')."},
     {"play", (PyCFunction)Solver_play, METH_VARARGS,
      "play(pits, pit): (next pits, gain, status) with status 0 (the other side moves), "
      "1 (an extra move) or 2 (the game is over; gain includes the sweep)."},
@@ -605,6 +779,21 @@ PyMODINIT_FUNC PyInit__kalah(void)
     BudgetExceeded = PyErr_NewException("mancala_host.solver._kalah.BudgetExceeded",
                                         PyExc_RuntimeError, NULL);
     Py_INCREF(BudgetExceeded);
+    {
+        PyObject *threading = PyImport_ImportModule("threading");
+        PyObject *time_mod = PyImport_ImportModule("time");
+        if (!threading || !time_mod) {
+            Py_XDECREF(threading);
+            Py_XDECREF(time_mod);
+            return NULL;
+        }
+        MainThread = PyObject_GetAttrString(threading, "main_thread");
+        Monotonic = PyObject_GetAttrString(time_mod, "monotonic");
+        Py_DECREF(threading);
+        Py_DECREF(time_mod);
+        if (!MainThread || !Monotonic)
+            return NULL;
+    }
     PyModule_AddObject(m, "BudgetExceeded", BudgetExceeded);
     Py_INCREF(&SolverType);
     PyModule_AddObject(m, "Solver", (PyObject *)&SolverType);

@@ -1,13 +1,28 @@
 # The compiled core's interface (_kalah.c), for type checkers.
+#
+# Stopping a search: value() and endgame() run without the GIL.  Every 4,096 nodes the search
+# publishes its node count, and stops when the node budget is spent (exactly: at node
+# max_nodes + 1), past the deadline, or after stop() from another thread; each raises
+# BudgetExceeded with reason "nodes", "time" or "stopped".  In the main thread it also takes
+# the GIL back every 65,536 nodes (a few hundredths of a second) to run Python's signal
+# handlers: Ctrl-C raises KeyboardInterrupt.  A stopped search stored only true bounds, so the
+# solver stays sound and can be used again.
+#
+# Threads: one search at a time on a solver (a second value() meanwhile raises RuntimeError).
+# While it runs, another thread may read nodes (the count as of the search's last check, at
+# most 4,096 behind) and call stop(); nothing else.
 from typing import Sequence
 
-class BudgetExceeded(RuntimeError): ...
+class BudgetExceeded(RuntimeError):
+    reason: str  # "nodes", "time" or "stopped"
 
 class Solver:
     nodes: int
     db_size: int
     def __init__(self, pits: int = 6, always: bool = False, wipeout: bool = True,
                  tt_bits: int = 22, db_stones: int = 12) -> None: ...
-    def value(self, pits: Sequence[int], max_nodes: int = 0, guess: int = 0) -> int: ...
+    def value(self, pits: Sequence[int], max_nodes: int = 0, guess: int = 0,
+              deadline: float = 0.0) -> int: ...
+    def stop(self) -> None: ...
     def play(self, pits: Sequence[int], pit: int) -> tuple[tuple[int, ...], int, int]: ...
     def endgame(self) -> bytes: ...
