@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .transport import Transport
 
 PROTOCOL = 1
+HELLO_NOT_A_BOARD_S = 0.5  # the one wait for hello on a port that is known to be no board
 
 
 def _sample(line):
@@ -105,18 +106,29 @@ class Client:
             raise BoardRefused(str(err.get("code", "error")), str(err.get("message", "no reason given")), msg)
 
     def hello(self) -> dict[str, Any]:
-        """Say hello, check the protocol version and keep the answer in `hello_answer`."""
+        """Say hello, check the protocol version and keep the answer in `hello_answer`.
+
+        A board that just booted may have eaten the first line, so hello is sent twice within
+        `timeout` in all. A port the system knows is no board (a built-in serial port, another
+        USB device) gets one short try: a Pico answers hello within milliseconds."""
         answer: dict[str, Any] = {}
-        for attempt in range(2):  # a board that just booted may have eaten the first line
+        not_a_board = getattr(self.transport, "not_a_board", None)
+        first = min(self.timeout, HELLO_NOT_A_BOARD_S if not_a_board else 2.0)
+        waits = [first] if not_a_board else [first, max(self.timeout - first, 0.5)]
+        for attempt, wait in enumerate(waits):
             try:
-                answer = self.request("hello", timeout=self.timeout if attempt else min(self.timeout, 2.0))
+                answer = self.request("hello", timeout=wait)
                 break
             except BoardRefused:
                 raise
             except BoardError:
-                if attempt or self._garbage:
+                if attempt == len(waits) - 1 or self._garbage:
                     if self._garbage:
                         raise self._garbage_error("the answer to hello")
+                    if not_a_board:
+                        raise BoardError("The device on %s does not answer hello, and %s: give "
+                                         "the board's port with --port, or leave --port out to "
+                                         "find the board by its USB ID." % (self.name, not_a_board))
                     raise BoardError("The device on %s does not answer hello: it is not a Mancala "
                                      "board, its firmware is not running (see the REPL with "
                                      "mpremote), or %s." % (self.name, self._others()))

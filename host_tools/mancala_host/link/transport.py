@@ -32,6 +32,7 @@ class Transport:
     gone."""
 
     name = "?"
+    not_a_board: str | None = None  # a clause when the port is known not to be a board
 
     def others(self) -> str:
         """A clause for messages about a confused line: who else may be reading it."""
@@ -69,8 +70,31 @@ def find_board(list_ports: Callable[[], Iterable[Any]] | None = None) -> str:
         raise BoardError(
             "No board found: no serial port has the USB ID 2E8A:0005 of MicroPython on an "
             "RP2040 or 239A:80F4 of CircuitPython on a Pico (ports seen: %s); plug the board "
-            "in or give --port." % describe_ports(ports))
+            "in or give --port, or with no board run the virtual one: 'make sim' in the "
+            "repository's folder." % describe_ports(ports))
     raise BoardError("Several boards found (%s); choose one with --port." % describe_ports(boards))
+
+
+def not_a_board(port: str, list_ports: Callable[[], Iterable[Any]] | None = None) -> str | None:
+    """A clause saying why `port` cannot be the board, when the system lists it with a USB ID
+    that is not a board's, or with none (a built-in serial port such as /dev/ttyS0); None for a
+    board's port, a pty (the virtual board), a URL, or a port the system does not list."""
+    if "://" in port:
+        return None
+    if list_ports is None:
+        from serial.tools import list_ports as lp
+
+        list_ports = lp.comports
+    path = os.path.realpath(port)
+    for p in list_ports():
+        if os.path.realpath(p.device) != path:
+            continue
+        if p.vid is None:
+            return "it has no USB ID (a built-in serial port), while the board is a USB device"
+        if (p.vid, p.pid) not in BOARD_IDS:
+            return "its USB ID is %04X:%04X (%s), not a Pico's" % (
+                p.vid, p.pid or 0, p.description or "no description")
+    return None
 
 
 def holders(port: str) -> list[str]:
@@ -151,6 +175,11 @@ def open_error(port: str, exc: BaseException) -> BoardError:
                           "(then log in again), or run with access to the port." % port)
     if "Connection refused" in text or "[Errno 111]" in text:
         return BoardError("Nothing is listening at %s: start the board (or the sim) first." % port)
+    if code == errno.EISDIR or "[Errno 21]" in text:
+        return BoardError("%s is a folder, not a serial port: give the board's port with --port "
+                          "(e.g. /dev/ttyACM0, or the virtual board's link)." % port)
+    if isinstance(code, int) and code > 0:  # pyserial repeats the system's words: say them once
+        text = os.strerror(code)
     return BoardError("Could not open the port %s: %s." % (port, text.rstrip(".")))
 
 
@@ -176,6 +205,7 @@ class SerialTransport(Transport):
                              "part of the board's answers: close it and try again."
                              % (port, "; ".join(others)))
         self._buf = bytearray()
+        self.not_a_board = not_a_board(port)
 
     def write_line(self, data: bytes) -> None:
         if len(data) + 1 > MAX_LINE:
