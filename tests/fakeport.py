@@ -28,7 +28,7 @@ from mancala_host.link.transport import Transport  # noqa: E402
 ANSWER = object()
 LOST = object()
 
-HELLO = {"id": ANSWER, "ok": True, "firmware": "0.1.0", "protocol": 1, "board": "duo",
+HELLO = {"id": ANSWER, "ok": True, "firmware": "0.1.0", "protocol": 2, "board": "duo",
          "variants": ["kalah", "basic"], "sides": 2, "pits_per_side": 7,
          "commands": ["hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo"]}
 CONFIG = {"rules": {"variant": "kalah", "players": 2, "pits": 6, "seeds": 4, "capture": "nonempty",

@@ -96,7 +96,7 @@ def test_a_busy_port_names_the_program_holding_it(sim, capsys):
 
 
 def test_an_answer_cut_up_by_another_reader_is_not_blamed_on_the_firmware(monkeypatch, capsys):
-    # a reader that took the tokens '"protocol": 1,' out of the middle of the hello answer
+    # a reader that took the tokens '"protocol": 2,' out of the middle of the hello answer
     cut = dict(HELLO)
     del cut["protocol"]
     code, out, err = run(monkeypatch, capsys, FakePort({"hello": [cut]}), ["info"])

@@ -21,7 +21,7 @@ def _code(ans):
 
 def test_hello(board):
     h = board.ok("hello")
-    assert (h["protocol"], h["board"], h["sides"], h["pits_per_side"]) == (1, "duo", 2, 7)
+    assert (h["protocol"], h["board"], h["sides"], h["pits_per_side"]) == (2, "duo", 2, 7)
     assert set(h["variants"]) == {"kalah", "basic"}
     for cmd in ("hello", "get_config", "set_config", "new_game", "state", "press", "resign",
                 "undo"):

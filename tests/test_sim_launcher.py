@@ -277,7 +277,7 @@ def test_real_firmware_answers_hello_over_stdio(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    assert answer["ok"] is True and answer["protocol"] == 1 and answer["board"] == "duo"
+    assert answer["ok"] is True and answer["protocol"] == 2 and answer["board"] == "duo"
 
 
 def test_real_firmware_answers_hello_over_the_pty_again_after_reopening(tmp_path):

@@ -18,7 +18,7 @@ from ..errors import BoardError, BoardRefused
 if TYPE_CHECKING:
     from .transport import Transport
 
-PROTOCOL = 1
+PROTOCOL = 2
 HELLO_NOT_A_BOARD_S = 0.5  # the one wait for hello on a port that is known to be no board
 
 

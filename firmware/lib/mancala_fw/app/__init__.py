@@ -43,6 +43,10 @@ class App:
         self.settings_path = flash + SETTINGS_FILE
         self.game_path = flash + GAME_FILE
         self.config = _configs().defaults(profile)
+        # The last game id given: a counter saved with the settings, so that a game's id
+        # (board_id, game) is never given twice on this board while its flash is kept.
+        self.games = 0
+        self.board_id = ""  # the hex of the chip's unique id: app.boot.restore reads it
         self.session = None  # type: Session | None  # boot() makes it
         self.seating = None  # the profile's Seating of the game in progress, from boot()
         self.menu = None
@@ -80,7 +84,15 @@ class App:
 
     # ------------------------------------------------------------------ saving
     def _save_settings(self):
-        self._save(self.settings_path, {"format": SETTINGS_FORMAT, "config": self.config})
+        self._save(self.settings_path, {"format": SETTINGS_FORMAT, "config": self.config,
+                                        "games": self.games})
+
+    def number(self, session):
+        """Gives session the next game id, saving the counter first, so that no id is given
+        twice even if the power goes before the game is saved."""
+        self.games += 1
+        self._save_settings()
+        session.id = self.games
 
     def _save_game(self, state=None):
         self._save(self.game_path, self._game_on().to_saved(state))
@@ -185,12 +197,16 @@ class App:
         # The old game's take-backs go before the new game is built, so the two games'
         # snapshots never share the heap; if building fails, the old game is still there.
         self._game_on().game.undo_limit = 0
-        self._use(session or Session(self.config["rules"], first))
+        session = session or Session(self.config["rules"], first)
+        self.number(session)
+        self._use(session)
         state = self.state()
         if answer is not None:
             answer["state"] = state
+            answer["game"] = session.id
         self._save_game(state)
-        self.emit("new_game", {"state": state, "first": first, "source": source})
+        self.emit("new_game", {"game": session.id, "state": state, "first": first,
+                               "source": source})
         return first, warnings
 
     def press(self, seat, pit, source, by="human", answer=None, think_ms=None):
@@ -226,6 +242,7 @@ class App:
         self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.autoplay.changed(ticks_ms())
         self._save_game(state)
+        fields["game"] = self._game_on().id
         fields["seat"] = record["seat"]
         fields["record"] = record
         fields["state"] = state
@@ -243,12 +260,13 @@ class App:
         self.display.set_state(state)
         self.autoplay.changed(ticks_ms())
         self._save_game(state)
-        self.emit("undo", {"state": state, "source": source})
+        self.emit("undo", {"game": self._game_on().id, "state": state, "source": source})
         return state
 
     def _game_over(self, state):
         if state["over"]:
-            self.emit("game_over", {"places": state["places"], "stores": state["stores"]})
+            self.emit("game_over", {"game": self._game_on().id, "places": state["places"],
+                                    "stores": state["stores"]})
 
     # ------------------------------------------------------------------ pads
     def touch(self, kind, pos, now):

@@ -7,6 +7,7 @@ functions (a closure would keep all of them): the closures the loop keeps come f
 app.commands.
 """
 import gc
+from binascii import hexlify
 
 from mancala import Game
 from mancala_fw import storage, forget
@@ -70,6 +71,7 @@ def start(flash, write, stream, build=None):
 def restore(app):
     """App.boot(): loads the settings and the saved game into app; reports any problem as a
     log event."""
+    app.board_id = hexlify(unique_id()).decode()
     problems = []
     saved, problem = storage.load(app.settings_path, SETTINGS_FORMAT)
     if problem:
@@ -77,6 +79,7 @@ def restore(app):
     if saved is not None:
         app.config, bad = _configs().restore(saved.get("config"), app.profile)
         problems.extend(bad)
+        app.games = _count(saved.get("games"))
     if problem or (saved is not None and bad):
         app._save_settings()
     resumed = False
@@ -93,17 +96,48 @@ def restore(app):
         except ValueError as e:
             problems.append("The saved game could not be restored (%s); a new game was "
                             "started." % e)
-    if not resumed:
-        app._use(Session(app.config["rules"], 0))
+    if resumed:
+        session = app._game_on()
+        if session.id > app.games:  # the settings were lost: no id is given twice
+            app.games = session.id
+            app._save_settings()
+        elif not session.id:  # saved before games had ids
+            app.number(session)
+            app._save_game()
+    else:
+        session = Session(app.config["rules"], 0)
+        app.number(session)
+        app._use(session)
         app._save_game()
     forget("mancala_fw.app.config")  # back when a config change or the menu needs it
     app.apply_display_settings()
     g = app._game_on().game
     app.emit("boot", {"firmware": FIRMWARE_VERSION, "board": app.profile.name,
-                      "resumed": resumed, "turn": g.turn, "rules": g.rules.to_dict()})
+                      "game": app._game_on().id, "resumed": resumed, "turn": g.turn,
+                      "rules": g.rules.to_dict()})
     for p in problems:
         app.log("warning", p)
     app.autoplay.prepare(app.config["seats"])  # a CPU seat's first move: no loading
+
+
+def unique_id():
+    """The chip's unique id (bytes): on a Pico the flash chip's 64-bit id, which no power cut
+    or reflash changes. The app on a PC (the tests') has no chip: no bytes."""
+    try:
+        from machine import unique_id
+        return unique_id()
+    except ImportError:
+        pass
+    try:
+        from microcontroller import cpu  # type: ignore[import-not-found]  # CircuitPython
+        return cpu.uid
+    except ImportError:
+        return b""
+
+
+def _count(n):
+    """The saved game counter, or 0 if it is not one (the game files then raise it)."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
 
 
 def saved_session(saved):
@@ -122,6 +156,7 @@ def saved_session(saved):
             s.game = _limited(Game.from_dict(base))
             s.base = base
         s.replay(moves)
+        s.id = _count(saved.get("game"))
         if s.game.to_dict() == state:
             return s, None
     except (ValueError, TypeError, AttributeError):
@@ -131,5 +166,6 @@ def saved_session(saved):
     s.game = _limited(Game.from_dict(state))
     s.base = state  # take-backs of later moves replay from here, not from the opening
     s.first = first if isinstance(first, int) and 0 <= first < s.game.players else 0
+    s.id = _count(saved.get("game"))
     return s, "The saved game's move list was damaged; the position was kept but its " \
               "moves cannot be taken back."

@@ -20,6 +20,7 @@ def table(app):
     def hello(req):
         p = app.profile
         return {"firmware": _version(), "protocol": PROTOCOL_VERSION, "board": p.name,
+                "board_id": app.board_id,
                 "variants": list(VARIANTS), "sides": p.sides, "pits_per_side": p.pits_per_side,
                 "commands": list(NAMES)}
 
@@ -42,8 +43,17 @@ def table(app):
 
     def state(req):
         s = app.session
-        return {"state": app.state(), "first": s.first, "moves": len(s.moves),
-                "demo": app.autoplay.demo}
+        answer = {"state": app.state(), "game": s.id, "first": s.first, "moves": len(s.moves),
+                  "demo": app.autoplay.demo}
+        if "since" in req:
+            # The moves from index k, in the game file's one-character format: a host that
+            # attaches late replays the game from its start (or from base) with the engine.
+            k = need_int(req, "since", 0, len(s.moves))
+            answer["since"] = k
+            answer["history"] = s.moves[k:].decode()
+            if s.base:
+                answer["base"] = s.base
+        return answer
 
     def _seat(req):
         if req.get("seat") is None:

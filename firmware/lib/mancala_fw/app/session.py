@@ -1,7 +1,7 @@
 """The game in progress: the engine's Game plus what the board needs around it.
 
-A game is saved as its rules, its first seat, the moves from the start and the engine's
-state dict (and, for a game recovered from its position alone, that position as "base": the
+A game is saved as its id (the board's game counter, app.App.games), its rules, its first
+seat, the moves from the start and the engine's state dict (and, for a game recovered from its position alone, that position as "base": the
 moves start there). At boot the moves are replayed, which rebuilds the engine's undo history; the
 state dict is the check that the replay came out right (and the fallback if it did not).
 The moves are one character each, "1".."7" for a play of that pit by the seat to move and
@@ -26,6 +26,7 @@ class Session:
         self.first = first
         self.moves = bytearray()
         self.base = None  # the state the moves start from, when not the opening (a recovery)
+        self.id = 0  # the game's id on this board (docs/protocol.md §4 new_game); the app sets it
 
     @classmethod
     def at(cls, state):
@@ -107,7 +108,8 @@ class Session:
     def to_saved(self, state=None):
         """The game file's dict; state: the game's to_dict() when the caller has it already
         (one fewer copy of the position on the heap while a move is saved)."""
-        saved = {"format": FORMAT, "first": self.first, "moves": self.moves.decode(),
+        saved = {"format": FORMAT, "game": self.id, "first": self.first,
+                 "moves": self.moves.decode(),
                  "state": self.game.to_dict() if state is None else state}
         if self.base:
             saved["base"] = self.base

@@ -12,7 +12,7 @@ import json
 
 from mancala_fw.protocol.lines import LineReader, TOO_LONG, MAX_LINE
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # Stable error codes (docs/protocol.md §3).
 TOO_LONG_CODE = "too_long"

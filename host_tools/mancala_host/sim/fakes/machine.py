@@ -13,6 +13,9 @@ heap, which on a Pico `machine` (C code) does not.
   handler given to irq(), as the pin's interrupt would.
 - WDT: the rp2 limits (timeout up to 8388 ms); a late feed() is recorded in wdt_starved
   and reported on stderr, because a real board would have reset there.
+- unique_id(): the chip's 8 bytes, as the rp2 port's (the flash chip's id). Each virtual
+  flash folder is one board: its id is drawn once and kept in the folder's .unique_id, beside
+  the firmware's files, so it survives power cuts and whatever the firmware saves or removes.
 - reset(); the unix port's own machine module (idle, mem8, Signal, soft_reset, ...) is
   re-exported first.
 """
@@ -164,6 +167,24 @@ class WDT:
             sys.stderr.write("virtual board: WDT not fed for %d ms (timeout %d ms); a real "
                              "board would have reset\n" % (late, self.timeout))
         self._fed = simclock.now_us()
+
+
+UNIQUE_ID_FILE = ".unique_id"  # in the flash folder (the board's working directory)
+
+
+def unique_id():
+    try:
+        with open(UNIQUE_ID_FILE, "rb") as f:
+            uid = f.read()
+        if len(uid) == 8:
+            return uid
+    except OSError:
+        pass
+    uid = os.urandom(8)  # a new board: a chip of its own
+    with open(UNIQUE_ID_FILE + ".tmp", "wb") as f:
+        f.write(uid)
+    os.rename(UNIQUE_ID_FILE + ".tmp", UNIQUE_ID_FILE)
+    return uid
 
 
 def reset():
