@@ -11,7 +11,7 @@ def test_requests_queued_before_the_line_dropped_fail_and_are_never_sent(tmp_pat
     # Sent after the reconnect, a new_game pressed during the blip would throw away the game
     # the board resumed: it fails at once instead, and the queue is empty for the next line.
     room = Room(str(tmp_path / "class"), [], usb=False)
-    link = BoardLink("b1", str(tmp_path / "no-such-port"), room)
+    link = BoardLink("b1", str(tmp_path / "no-such-port"), room.folder, room)
     link.status = "live"
     new_game = link.call("new_game", first=0)
     config = link.call("set_config", config={"paused": True})

@@ -9,12 +9,20 @@ import csv
 import os
 import shutil
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..logs import gamelog
 
-if TYPE_CHECKING:
-    from .room import Room
+
+class Room(Protocol):
+    """What the export reads of the room (room.Room is one)."""
+
+    folder: str
+
+    @property
+    def tournament(self) -> Any: ...
+
+    def ordered(self) -> list[Any]: ...
 
 GAME_FIELDS = ("board", "label", "port", "started", "ended", "unfinished", "variant", "players",
                "seeds", "first", "seat0", "seat1", "round", "moves", "stores", "places")

@@ -3,8 +3,12 @@ writes its games to the game log (record.GameTracker: checked by the engine, res
 from the board's `state` after a replug, an unfinished game written once), runs the requests
 the page sends, and keeps the board's tile and its projector snapshot.
 
+The link reports what its board does to a `Listener` (the room implements it) and owns its
+own fields: the room asks it for things through its methods and never writes them.
+
 The board is the authority: after every reconnect the tile and the log are rebuilt from the
 board's own hello, config and state. A port that another program holds marks this tile only.
+A request the board refuses shows on the tile and keeps the line.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import os
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from ..link import transport
 from ..link.client import Client
@@ -23,30 +27,60 @@ from ..errors import BoardError, BoardRefused, PortLost
 from ..logs.record import GameTracker
 from ..render.view import commentary, rules_label
 
-if TYPE_CHECKING:
-    from .room import Room
-    from .tournament import Game
-
 HEARTBEAT_S = 3.0   # silence after which the board is asked for its state
 RETRY_S = 0.5       # between attempts to open a board that is away
 NOTES = 12
 
 
+class Listener:
+    """What a board's link reports to, each call in the link's own thread. The room is one;
+    these defaults do nothing (a test's listener overrides what it needs)."""
+
+    def link_changed(self, link: BoardLink) -> None:
+        """The tile or the projector snapshot changed."""
+
+    def board_ready(self, link: BoardLink, answer: dict[str, Any]) -> None:
+        """The line is (again) open; answer is the board's `state` answer."""
+
+    def board_state(self, link: BoardLink, answer: dict[str, Any]) -> None:
+        """A heartbeat's `state` answer."""
+
+    def board_event(self, link: BoardLink, ev: dict[str, Any]) -> None:
+        """A new_game or game_over event, after the log has taken it in."""
+
+    def board_gone(self, link: BoardLink) -> None:
+        """The line dropped, or the port could not be opened."""
+
+    def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
+        """The log's tournament tag for the game starting on the board (its board game id)."""
+        return None
+
+    def plan_for(self, board: str | None, rules: Any) -> Any:
+        """The projector page's drawing of the board profile `board`."""
+        return None
+
+
 class Tracker(GameTracker):
-    """GameTracker whose games also name the board's label and port, and the tournament's
-    players when the room dealt the game."""
+    """GameTracker whose games also name the board's label and port, and the tournament (its
+    id, round and players) when the game is one the room dealt."""
 
     def __init__(self, out: str, link: BoardLink) -> None:
         super().__init__(out, say=link.note)
         self.link = link
+        self.game_id: int | None = None   # the board's id of the game starting
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        if ev.get("event") == "new_game":
+            self.game_id = ev.get("game") if isinstance(ev.get("game"), int) else None
+        super().on_event(ev)
 
     def _start(self, state, first):
         super()._start(state, first)
         if self.game is not None:
             self.game["board"].update(label=self.link.label, port=self.link.port)
-            game = self.link.dealt
-            if game is not None:
-                self.game["tournament"] = {"round": game.round, "players": list(game.names)}
+            tag = self.link.listener.game_tag(self.link, self.game_id)
+            if tag is not None:
+                self.game["tournament"] = tag
 
 
 def log_name(key: str) -> str:
@@ -54,12 +88,13 @@ def log_name(key: str) -> str:
 
 
 class BoardLink(threading.Thread):
-    def __init__(self, key: str, port: str, room: Room, timeout: float = 5.0) -> None:
+    def __init__(self, key: str, port: str, folder: str, listener: Listener,
+                 timeout: float = 5.0) -> None:
         super().__init__(daemon=True, name="board " + key)
-        self.key, self.port, self.room, self.timeout = key, port, room, timeout
+        self.key, self.port, self.listener, self.timeout = key, port, listener, timeout
         self.stop = threading.Event()
         self.requests: queue.Queue[tuple[str, dict[str, Any], concurrent.futures.Future]] = queue.Queue()
-        self.tracker = Tracker(os.path.join(room.folder, log_name(key)), self)
+        self.tracker = Tracker(os.path.join(folder, log_name(key)), self)
         self.client: Client | None = None
         self.label = ""
         self.status = "connecting"   # live, offline, held, connecting
@@ -70,8 +105,6 @@ class BoardLink(threading.Thread):
         self.hello: dict[str, Any] = {}
         self.notes: list[str] = []
         self.locked: dict[str, Any] | None = None   # the settings kept while locked
-        self.dealt: Game | None = None  # the tournament game on this board
-        self.dealt_started = False   # its new_game has been seen
         self.seq = 0
         self.opened = 0              # how many times the line was opened (1 + reconnects)
         self.record: Any = None
@@ -83,19 +116,17 @@ class BoardLink(threading.Thread):
         self.notes = (self.notes + [text])[-NOTES:]
 
     def tile(self) -> dict[str, Any]:
-        dealt = self.dealt
         return {"key": self.key, "port": self.port, "label": self.label, "status": self.status,
                 "problem": self.problem, "last_seen": self.last_seen, "state": self.state,
                 "seats": (self.config.get("seats") or [])[:len((self.state or {}).get("pits", []))],
                 "paused": self.config.get("paused") is True, "locked": self.locked is not None,
-                "players": list(dealt.names) if dealt is not None else None,
                 "title": rules_label(self.state["rules"]) if self.state else "",
                 "seq": self.seq, "t_event": self.event_time, "opened": self.opened,
                 "games": self.tracker.written}
 
     def projector(self) -> dict[str, Any]:
         """The snapshot the projector page (web.py) draws: the same keys."""
-        planned = self.room.plan_for(self.hello.get("board"), (self.state or {}).get("rules"))
+        planned = self.listener.plan_for(self.hello.get("board"), (self.state or {}).get("rules"))
         stone = self.config.get("animation_ms") or 120
         return {"state": self.state, "board": self.hello.get("board"),
                 "firmware": self.hello.get("firmware"),
@@ -106,7 +137,36 @@ class BoardLink(threading.Thread):
                 "live": self.status == "live", "notes": self.notes}
 
     def changed(self) -> None:
-        self.room.changed(self)
+        self.listener.link_changed(self)
+
+    # -- what the room asks of the link (any thread) --------------------------------------
+    def move_to(self, port: str) -> None:
+        """The same board found on another device path (a replug): the next open uses it."""
+        if self.status != "live":
+            self.port = port
+
+    def show(self, problem: str) -> None:
+        """A sentence for the tile: what the board refused last ("" clears it)."""
+        if problem != self.problem:
+            self.problem = problem
+            self.changed()
+
+    def applied(self, config: dict[str, Any]) -> None:
+        """The page's setting reached the board: a refusal shown before is cleared, and a
+        locked board keeps the new values."""
+        if self.locked is not None:
+            self.locked = dict(self.locked, **config)
+        self.show("")
+
+    def lock(self, locked: bool) -> str:
+        """Locked: a change made on the board's own menu is put back at once; "ok" or why
+        not."""
+        if self.status != "live":
+            return "%s is %s." % (self.name_for_people(), self.status)
+        self.locked = {k: self.config[k] for k in ("rules", "seats", "move_time_limit")
+                       if k in self.config} if locked else None
+        self.changed()
+        return "ok"
 
     # -- requests from the page (any thread) ----------------------------------------------
     def call(self, cmd: str, **fields: Any) -> concurrent.futures.Future:
@@ -126,8 +186,8 @@ class BoardLink(threading.Thread):
             try:
                 self._open()
             except BoardError as exc:
-                if self.client is not None:  # opened, then the room's deal failed: let go
-                    self.client.close()      # of the port, or every reopen finds it busy
+                if self.client is not None:  # opened, then lost: let go of the port, or
+                    self.client.close()      # every reopen finds it busy
                     self.client = None
                 self._away(exc)
                 self.stop.wait(RETRY_S)
@@ -158,6 +218,7 @@ class BoardLink(threading.Thread):
         if (status, problem) != (self.status, self.problem):
             self.status, self.problem = status, problem
             self.changed()
+        self.listener.board_gone(self)
 
     def _open(self) -> None:
         line = transport.SerialTransport(self.port)
@@ -183,7 +244,7 @@ class BoardLink(threading.Thread):
         self.status, self.problem, self.last_seen = "live", "", time.time()
         self.seq += 1
         self.changed()
-        self.room.board_ready(self, answer)
+        self.listener.board_ready(self, answer)
 
     def _follow(self) -> None:
         client = self.client
@@ -258,7 +319,7 @@ class BoardLink(threading.Thread):
                 self.problem = problem
             self.seq += 1
             self.changed()
-        self.room.board_state(self, answer)
+        self.listener.board_state(self, answer)
 
     def _event(self, ev: dict[str, Any]) -> None:
         read = time.time()   # the page's latency is counted from here (tile()'s t_event)
@@ -271,7 +332,7 @@ class BoardLink(threading.Thread):
             self.config = ev["config"]
             self.label = self.config.get("label") or ""
             if self.locked is not None and ev.get("source") == "pad":
-                self.room.relock(self)
+                self._relock()
         if name in ("move", "resign"):
             self.record, self.before = ev.get("record"), self.state
         elif name in ("new_game", "undo"):
@@ -282,7 +343,19 @@ class BoardLink(threading.Thread):
             self.event_time = read
             self.seq += 1
             self.changed()
-        if name == "new_game":
-            self.room.board_new_game(self, ev)
-        if name == "game_over":
-            self.room.board_game_over(self, ev.get("places") or [], ev.get("stores") or [])
+        if name in ("new_game", "game_over"):
+            self.listener.board_event(self, ev)
+
+    def _relock(self) -> None:
+        """The board's menu changed a locked setting: put it back (in the link's thread)."""
+        differs = {k: v for k, v in (self.locked or {}).items() if self.config.get(k) != v}
+        if differs and self.client is not None:
+            try:
+                self.client.request("set_config", config=differs)
+            except PortLost:
+                raise
+            except BoardError as exc:   # refused or late: said on the tile, the line kept
+                self.problem = "Locked, but the change could not be put back: %s" % (
+                    getattr(exc, "board_message", None) or exc)
+                return
+            self.problem = "Locked: the change made on the board was put back."

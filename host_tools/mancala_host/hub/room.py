@@ -1,32 +1,37 @@
 """The room: every board's link, the boards found again as they come and go, the class-wide
-settings, and the tournament dealt to the boards.
+settings, and the tournament (dealing.Dealer deals it and keeps it in the journal).
 
-The links run in their own threads; `changed` hands each new tile to the web server's loop
-(`on_change`, set by server.py) so the page follows every board at once.
+The room is the links' Listener: a link reports its board's events here, in its own thread,
+and the room hands each new tile to the web server's loop (`on_change`, set by server.py) so
+the page follows every board at once. The room asks a link for things through its methods
+(call, show, lock, ...) and never writes its fields or uses its line.
+
+Its durable state is the journal (journal.py, hub.sqlite in the class folder): a hub started
+again on the same folder carries on the tournament where it stood.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import os
+import re
 import threading
 from typing import Any, Callable
 
 from ..errors import BoardError
 from . import export, finder
-from .link import BoardLink
+from .dealing import Dealer, TournamentRunning
+from .journal import FILE, Journal
+from .link import BoardLink, Listener
 from .tournament import Tournament
 
+__all__ = ["Room", "TournamentRunning"]
+
 RESCAN_S = 1.0
-
-
-class TournamentRunning(BoardError):
-    """start_tournament without replace=True while a tournament runs (HTTP 409)."""
-
 RULE_KEYS = ("variant", "players", "seeds")
 
 
-class Room:
+class Room(Listener):
     def __init__(self, folder: str, ports: list[str], usb: bool = True, timeout: float = 5.0,
                  list_ports: Callable[[], Any] | None = None) -> None:
         self.folder = folder
@@ -37,8 +42,9 @@ class Room:
         self.lock = threading.RLock()
         self.stop = threading.Event()
         self.on_change: Callable[[str, dict[str, Any]], None] = lambda key, tile: None
-        self.tournament: Tournament | None = None
-        self.setting: dict[str, Any] | None = None   # the last class-wide setting
+        self.journal = Journal(os.path.join(folder, FILE))
+        self.dealer = Dealer(self.journal, self._send, self._dealt)
+        self.setting: dict[str, Any] | None = self.journal.setting()   # the last class-wide one
         self._plans: dict[Any, Any] = {}
         self._scanner = threading.Thread(target=self._scan, daemon=True, name="finder")
 
@@ -57,10 +63,11 @@ class Room:
         with self.lock:
             for key, port in found.items():
                 link = self.links.get(key)
-                if link is not None and link.port != port and link.status != "live":
-                    link.port = port  # the same board on another device path after a replug
+                if link is not None and link.port != port:
+                    link.move_to(port)  # the same board on another device path after a replug
                 if link is None:
-                    link = self.links[key] = BoardLink(key, port, self, self.timeout)
+                    link = self.links[key] = BoardLink(key, port, self.folder, self,
+                                                       self.timeout)
                     link.start()
 
     def _scan(self) -> None:
@@ -73,17 +80,30 @@ class Room:
             link.stop.set()
         for link in list(self.links.values()):
             link.join(timeout=self.timeout + 2)
+        self.journal.close()
 
-    def changed(self, link: BoardLink) -> None:
-        self.on_change(link.key, link.tile())
+    @property
+    def tournament(self) -> Tournament | None:
+        return self.dealer.tournament
+
+    def standings(self) -> dict[str, Any] | None:
+        """The tournament as the page shows it (with its id), or None."""
+        return self.dealer.standings()
+
+    def tile(self, link: BoardLink) -> dict[str, Any]:
+        """The link's tile with the tournament's fields: the players dealt to it, and why its
+        game is not being played (with "redeal": the teacher may deal it again)."""
+        tile = dict(link.tile(), **self.dealer.tile(link.key))
+        if not tile["problem"]:
+            tile["problem"] = tile["deal_problem"]
+        return tile
 
     def tiles(self) -> list[dict[str, Any]]:
-        return [link.tile() for link in self.ordered()]
+        return [self.tile(link) for link in self.ordered()]
 
     def ordered(self) -> list[BoardLink]:
         """The boards by label (a board with none after those, by port), as a class counts them."""
         def order(link):
-            import re
             parts = re.split(r"(\d+)", link.label or "~" + link.port)
             return [int(p) if p.isdigit() else p for p in parts]
         return sorted(self.links.values(), key=order)
@@ -143,16 +163,14 @@ class Room:
             raise BoardError("Give at least one of variant, players, seeds, move_time_limit, "
                              "animation_ms or seats.")
         self.setting = config
+        self.journal.keep_setting(config)
         links = self.chosen(keys)
         results = self.each(links, "set_config", lambda link: {"config": config})
         for link in links:
             if results[link.key] == "ok":
-                link.problem = ""
-                if link.locked is not None:
-                    link.locked = dict(link.locked, **config)
+                link.applied(config)
             else:
-                link.problem = "Refused the setting: " + results[link.key]
-            self.changed(link)
+                link.show("Refused the setting: " + results[link.key])
         return results
 
     def start_games(self, keys: list[str] | None = None) -> dict[str, str]:
@@ -164,32 +182,14 @@ class Room:
     def lock_boards(self, locked: bool, keys: list[str] | None = None) -> dict[str, str]:
         """Locked: a change made on the board's own menu is put back at once (the board says
         so on its tile); the page's settings still apply."""
-        results = {}
-        for link in self.chosen(keys):
-            if link.status != "live":
-                results[link.key] = "%s is %s." % (link.name_for_people(), link.status)
-                continue
-            link.locked = {k: link.config[k] for k in ("rules", "seats", "move_time_limit")
-                           if k in link.config} if locked else None
-            results[link.key] = "ok"
-            self.changed(link)
-        return results
-
-    def relock(self, link: BoardLink) -> None:
-        """In the link's own thread: its menu changed a locked setting; put it back."""
-        kept = link.locked or {}
-        differs = {k: v for k, v in kept.items() if link.config.get(k) != v}
-        if differs and link.client is not None:
-            link.client.request("set_config", config=differs)
-            link.problem = "Locked: the change made on the board was put back."
+        return {link.key: link.lock(locked) for link in self.chosen(keys)}
 
     def label(self, key: str, text: str) -> str:
         """The board's label, kept on the board; "ok" clears a refusal the tile showed."""
         link = self.chosen([key])[0]
         result = self.each([link], "set_config", lambda link: {"config": {"label": text}})[key]
         if result == "ok" and link.problem.startswith("Refused"):
-            link.problem = ""
-            self.changed(link)
+            link.show("")
         return result
 
     # -- the tournament -------------------------------------------------------------------
@@ -201,90 +201,50 @@ class Room:
         sentence says so) and nothing changes: the server answers it with HTTP 409 and the
         page asks the teacher to confirm. A finished tournament is replaced without asking.
         The replaced tournament's games keep its id in the logs and the export."""
-        with self.lock:
-            old = self.tournament
-            if old is not None and not old.over and not replace:
-                raise TournamentRunning(
-                    "A tournament is running (round %d of %d): confirm to replace it; its "
-                    "games so far stay in the logs." % (old.round, old.total_rounds))
-            self.tournament = tournament
-            for link in self.links.values():
-                link.dealt = None
+        self.dealer.start(tournament, replace)
+        export.save_standings(self)
+
+    def redeal(self, key: str) -> str:
+        """The tile's "deal again": the board's tournament game (one it refused, or lost when
+        it was wiped) is dealt to it again. "ok", or one sentence saying why not."""
+        self.chosen([key])
+        return self.dealer.redeal(key)
+
+    def _send(self, key: str, cmd: str, fields: dict[str, Any]) -> concurrent.futures.Future:
+        link = self.links.get(key)
+        if link is None:
+            fut: concurrent.futures.Future = concurrent.futures.Future()
+            fut.set_exception(BoardError("There is no board %s in this room." % key))
+            return fut
+        return link.call(cmd, **fields)
+
+    def _dealt(self, key: str) -> None:
+        """The dealer changed a tile (key) or the standings ("")."""
+        if key == "":
             export.save_standings(self)
-        for link in self.ordered():
-            self._deal(link)
+            self.on_change("", {})
+        elif key in self.links:
+            self.on_change(key, self.tile(self.links[key]))
 
-    def _deal(self, link: BoardLink) -> None:
-        """Give a free live board the next game of the round, from the board's own thread or
-        another one (through the link's request queue)."""
-        t = self.tournament
-        if t is None or link.status != "live" or link.dealt is not None:
-            return
-        with self.lock:
-            if link.dealt is not None:  # dealt meanwhile from another thread
-                return
-            game = t.next_game(link.key)
-            if game is None:
-                return
-            link.dealt, link.dealt_started = game, False
-        seats = [t.seat(game.names[0]), t.seat(game.names[1])]
-        if threading.current_thread() is link:
-            client = link.client
-            assert client is not None
-            try:
-                client.request("set_config", config={"seats": seats, "paused": False})
-                client.request("new_game", rules=t.rules, first=0)
-            except BoardError as exc:
-                self._undeal(link, str(exc))
-                raise
-            return
-        fut1 = link.call("set_config", config={"seats": seats, "paused": False})
-        fut2 = link.call("new_game", rules=t.rules, first=0)
-        def undeal_on_refusal(f: Any) -> None:
-            if f.exception():
-                self._undeal(link, str(f.exception()))
-
-        for fut in (fut1, fut2):
-            fut.add_done_callback(undeal_on_refusal)
-
-    def _undeal(self, link: BoardLink, why: str) -> None:
-        with self.lock:
-            game, link.dealt = link.dealt, None
-            if game is not None and self.tournament is not None:
-                self.tournament.give_back(game)
-        link.problem = "Could not start the tournament game: " + why
-        self.changed(link)
+    # -- Listener: what the links report, in their own threads ----------------------------
+    def link_changed(self, link: BoardLink) -> None:
+        self.on_change(link.key, self.tile(link))
 
     def board_ready(self, link: BoardLink, answer: dict[str, Any]) -> None:
-        self.board_state(link, answer)
-        self._deal(link)
+        board_id = link.hello.get("board_id")
+        self.dealer.ready(link.key, board_id if isinstance(board_id, str) else None, answer)
 
     def board_state(self, link: BoardLink, answer: dict[str, Any]) -> None:
-        """A state read after a gap: a dealt game that ended meanwhile is scored from it."""
-        state = answer.get("state") or {}
-        if link.dealt is not None and link.dealt.board == link.key and state.get("over") \
-                and link.dealt_started:
-            self.board_game_over(link, state["places"], state["stores"])
-        elif link.dealt is None:
-            self._deal(link)
+        self.dealer.state(link.key, answer)
 
-    def board_new_game(self, link: BoardLink, ev: dict[str, Any]) -> None:
-        if link.dealt is None:
-            return
-        if link.dealt_started:  # a new game over the dealt one
-            link.dealt_started = False
-            self._undeal(link, "a new game was started on the board before it ended")
-            return
-        link.dealt_started = True
+    def board_event(self, link: BoardLink, ev: dict[str, Any]) -> None:
+        if ev.get("event") == "new_game":
+            self.dealer.new_game(link.key, ev)
+        elif ev.get("event") == "game_over":
+            self.dealer.game_over(link.key, ev)
 
-    def board_game_over(self, link: BoardLink, places: list[int], stores: list[int]) -> None:
-        with self.lock:
-            game, t = link.dealt, self.tournament
-            if game is None or t is None or not link.dealt_started:
-                return
-            link.dealt, link.dealt_started = None, False
-            t.finish(game, places, stores)
-            export.save_standings(self)
-        self.on_change("", {})   # the standings changed
-        for other in self.ordered():
-            self._deal(other)
+    def board_gone(self, link: BoardLink) -> None:
+        self.dealer.gone(link.key)
+
+    def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
+        return self.dealer.tag(link.key, game)

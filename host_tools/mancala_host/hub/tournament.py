@@ -70,17 +70,19 @@ def round_robin(names: list[str]) -> list[list[tuple[str, str]]]:
 
 
 class Game:
-    """One pairing: seat 0 and seat 1, and once played the result."""
+    """One pairing: seat 0 and seat 1, and once played the result. (round, slot) names it
+    within its tournament."""
 
-    def __init__(self, round_no: int, seat0: str, seat1: str) -> None:
+    def __init__(self, round_no: int, seat0: str, seat1: str, slot: int = 0) -> None:
         self.round = round_no
+        self.slot = slot
         self.names = (seat0, seat1)
         self.board: str | None = None  # the board's key once dealt
         self.places: list[int] | None = None
         self.stores: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "seats": list(self.names), "board": self.board,
+        return {"round": self.round, "slot": self.slot, "seats": list(self.names), "board": self.board,
                 "places": self.places, "stores": self.stores}
 
 
@@ -107,15 +109,40 @@ class Tournament:
         self._queue: list[Game] = []
         self._next_round()
 
+    def spec(self) -> dict[str, Any]:
+        """What the tournament was made from (restore() takes it back)."""
+        return {"players": [p.name + ("" if p.level is None else "=cpu%d" % p.level)
+                            for p in self.players.values()],
+                "style": self.style, "rounds": self.total_rounds, "rules": self.rules,
+                "cpu_level": self.cpu_level}
+
+    @classmethod
+    def restore(cls, spec: dict[str, Any], games: list[Game]) -> Tournament:
+        """The tournament made from spec with its games as they stood (every round dealt so
+        far, results and boards filled in): the journal's copy after a restart. The games
+        of the last round that are neither dealt nor played are dealt again."""
+        t = cls(parse_players(spec["players"]), spec["style"], spec["rounds"], spec["rules"],
+                spec["cpu_level"])
+        if games:
+            t.games = sorted(games, key=lambda g: (g.round, g.slot))
+            t.round = max(g.round for g in games)
+            t._queue = [g for g in t.games
+                        if g.round == t.round and g.places is None and g.board is None]
+        return t
+
     # -- dealing --------------------------------------------------------------------------
     def _next_round(self) -> None:
         if self.round >= self.total_rounds:
             return
         pairs = self.plan[self.round] if self.style == "round-robin" else self._swiss_pairs()
         self.round += 1
-        new = [Game(self.round, a, b) for a, b in pairs]
+        new = [Game(self.round, a, b, slot) for slot, (a, b) in enumerate(pairs)]
         self.games += new
         self._queue += new
+
+    def round_games(self) -> list[Game]:
+        """The games of the round being played."""
+        return [g for g in self.games if g.round == self.round]
 
     def seat(self, name: str) -> dict[str, Any]:
         if name == GAP:
@@ -136,10 +163,15 @@ class Tournament:
         if game.places is None and game not in self._queue:
             self._queue.insert(0, game)
 
-    def finish(self, game: Game, places: list[int], stores: list[int]) -> None:
+    def finish(self, game: Game, places: list[int], stores: list[int]) -> list[Game]:
+        """Score game; returns the next round's games when this one completed its round."""
         game.places, game.stores = list(places), list(stores)
         if all(g.places is not None for g in self.games if g.round == self.round):
+            before = self.round
             self._next_round()
+            if self.round != before:
+                return self.round_games()
+        return []
 
     @property
     def over(self) -> bool:

@@ -224,7 +224,7 @@ def prepare_flash(path: str, image: FlashImage | BoardFiles, fs_offset: int = FS
 
 class Rp2040Setup:
     """Everything needed to start the emulated Pico: paths, argv and environment, checked.
-    Has the attributes serve.py uses of launcher.Setup (argv, env, flash, root, ...)."""
+    Has the attributes serve.py uses of setup.Setup (argv, env, flash, root, ...)."""
 
     def __init__(self, args: argparse.Namespace, root: str, profile_path: str, chips: str | None,
                  scratch_dir: Callable[[], str]) -> None:

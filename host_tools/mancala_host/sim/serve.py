@@ -20,7 +20,7 @@ from .errors import UsageError
 from .serial_line import LinkOwned, PtyLink, Relay
 
 if TYPE_CHECKING:
-    from .launcher import Setup  # the launcher starts the board: serve never imports it
+    from .setup import Setup
 
 PR_SET_PDEATHSIG = 1
 

@@ -21,7 +21,7 @@ from . import keys, view
 from .status import Status, legend
 
 if TYPE_CHECKING:
-    from .launcher import Setup
+    from .setup import Setup
     from .serial_line import PtyLink, Relay
 
 FPS = 30
