@@ -112,14 +112,21 @@ def test_an_answer_cut_up_by_another_reader_is_not_blamed_on_the_firmware(monkey
 
 def test_a_second_sim_does_not_take_over_a_running_sims_link(sim, capsys):
     target = os.readlink(sim.link)
+    not_make = dict((k, v) for k, v in ENV.items() if k != "MAKELEVEL")  # as run by hand
     second = subprocess.run([sys.executable, "-m", "mancala_host", "sim", "--pty", sim.link,
-                             "--profile", "duo"], env=ENV, cwd=str(sim.dir), capture_output=True,
+                             "--profile", "duo"], env=not_make, cwd=str(sim.dir), capture_output=True,
                             text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert second.returncode == 2 and second.stdout == ""
     assert second.stderr == ("mancala-board sim: %s belongs to the virtual board already running "
                              "here (pid %d); stop that one first, or give this one another link "
                              "(--link LINK, or --pty LINK)\n" % (sim.link, sim.proc.pid))
     assert os.readlink(sim.link) == target
+    # a second `make sim`: make's options go through SIMFLAGS, and the sentence says how
+    second = subprocess.run([sys.executable, "-m", "mancala_host", "sim", "--pty", sim.link],
+                            env=dict(ENV, MAKELEVEL="1"), cwd=str(sim.dir), capture_output=True,
+                            text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert second.returncode == 2
+    assert second.stderr.endswith('give this one another link (make sim SIMFLAGS="--link b2.pty")\n')
     assert cli.main(["--port", sim.link, "info"]) == 0  # the first one still answers on it
     assert "Board:     duo" in capsys.readouterr().out
     # once it stops, the link is free for the next one (a stale lock file is no owner)

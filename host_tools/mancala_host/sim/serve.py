@@ -84,9 +84,12 @@ def _make_link(link):
     try:
         return PtyLink(link)
     except LinkOwned as e:
+        # make passes MAKELEVEL down: under `make sim` the options go through SIMFLAGS
+        how = ("make sim SIMFLAGS=\"--link b2.pty\"" if os.environ.get("MAKELEVEL") else
+               "--link LINK, or --pty LINK")
         raise UsageError("%s belongs to the virtual board already running here%s; stop that one "
-                         "first, or give this one another link (--link LINK, or --pty LINK)"
-                         % (link, " (pid %d)" % e.pid if e.pid else ""))
+                         "first, or give this one another link (%s)"
+                         % (link, " (pid %d)" % e.pid if e.pid else "", how))
     except OSError as e:
         raise UsageError("cannot make the pty link %s: %s" % (link, e.strerror or e))
 
