@@ -79,6 +79,7 @@ class Dealer:
         if kept is not None:
             self.tid, spec, games, deals = kept
             self.tournament = Tournament.restore(spec, games)
+            self.tournament.id = self.tid
             for g in self.tournament.games:
                 deal = deals.get((g.round, g.slot))
                 if deal is not None:
@@ -96,7 +97,8 @@ class Dealer:
                 raise TournamentRunning(
                     "A tournament is running (round %d of %d): confirm to replace it; its "
                     "games so far stay in the logs." % (old.round, old.total_rounds))
-            self.tid = self.journal.new_tournament(tournament.spec(), tournament.games)
+            self.tid = tournament.id = self.journal.new_tournament(tournament.spec(),
+                                                                   tournament.games)
             self.tournament = tournament
             keys = set(self.deals) | {k for k, b in self.boards.items() if b.problem}
             self.deals.clear()
@@ -138,8 +140,8 @@ class Dealer:
                 return
             game, deal = entry
             if deal.board_id and board_id and deal.board_id != board_id:
-                self._again(key, "Another board is on this port now: its tournament game was "
-                                 "dealt again.")
+                self._again(key, "The board came back as another board (wiped, or another "
+                                 "one on this port): its tournament game was dealt again.")
                 return
             if not deal.started:
                 if board.game is not None and deal.prior is not None and board.game != deal.prior:
@@ -252,7 +254,7 @@ class Dealer:
     def standings(self) -> dict[str, Any] | None:
         with self.lock:
             t = self.tournament
-            return dict(t.to_dict(), id=self.tid) if t is not None else None
+            return t.to_dict() if t is not None else None
 
     # -- dealing --------------------------------------------------------------------------
     def deal_all(self) -> None:

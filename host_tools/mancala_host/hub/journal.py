@@ -129,8 +129,8 @@ class Journal:
             db.execute("UPDATE tournament SET replaced = ? WHERE replaced IS NULL", (_now(),))
             tid = db.execute("INSERT INTO tournament (started, spec) VALUES (?, ?)",
                              (_now(), json.dumps(spec))).lastrowid
+            assert tid is not None   # an INSERT's
             self._add(db, tid, games)
-        assert tid is not None
         return tid
 
     @staticmethod

@@ -107,6 +107,7 @@ class Tournament:
         self.games: list[Game] = []
         self.round = 0
         self._queue: list[Game] = []
+        self.id: int | None = None   # the journal's id, once the room keeps it
         self._next_round()
 
     def spec(self) -> dict[str, Any]:
@@ -243,6 +244,6 @@ class Tournament:
         return pairs
 
     def to_dict(self) -> dict[str, Any]:
-        return {"style": self.style, "round": self.round, "rounds": self.total_rounds,
+        return {"id": self.id, "style": self.style, "round": self.round, "rounds": self.total_rounds,
                 "over": self.over, "standings": self.standings(),
                 "games": [g.to_dict() for g in self.games]}
