@@ -2,6 +2,8 @@
 (replacing a running tournament needs a confirmation)."""
 import pytest
 
+from mancala_host.errors import BoardError
+from mancala_host.hub.link import BoardLink
 from mancala_host.hub.room import Room, TournamentRunning
 from mancala_host.hub.tournament import Tournament, parse_players
 
@@ -21,3 +23,25 @@ def test_a_running_tournament_is_replaced_only_when_confirmed(tmp_path):
     second = _tournament("Dee", "Eve")
     room.start_tournament(second, replace=True)
     assert room.tournament is second
+
+
+def test_deal_again_names_what_stands_in_its_way(tmp_path):
+    room = Room(str(tmp_path / "class"), [], usb=False)
+    with pytest.raises(BoardError, match="There is no board b9 in this room."):
+        room.redeal("b9")
+    room.links["b1"] = BoardLink("b1", str(tmp_path / "b1.pty"), room.folder, room)  # not started
+    assert room.redeal("b1") == "There is no tournament to deal from."
+    room.start_tournament(_tournament("Ann", "Ben"))
+    assert room.redeal("b1") == "The board is not live: it is dealt to when it is back."
+
+
+def test_a_restarted_room_has_its_tournament_and_setting_back(tmp_path):
+    room = Room(str(tmp_path / "class"), [], usb=False)
+    t = _tournament("Ann", "Ben", "Cy")
+    room.start_tournament(t)
+    room.setting = None
+    room.journal.keep_setting({"animation_ms": 0})
+    room.close()
+    again = Room(str(tmp_path / "class"), [], usb=False)
+    assert again.tournament.to_dict() == t.to_dict() and again.tournament.id == t.id
+    assert again.setting == {"animation_ms": 0}

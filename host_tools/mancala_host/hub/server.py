@@ -11,6 +11,7 @@ well-kept library; the boards' lines stay in their own threads, link.py).
     POST /api/label             {"board": KEY, "label": "table 3"}
     POST /api/tournament        {"players": ["Ann", "Bot=cpu2", ...], "style": "round-robin" | "swiss", ...,
                                  "replace": true to replace a tournament that is running}
+    POST /api/redeal            {"board": KEY}: deal its tournament game to it again (after a refusal)
     POST /api/export            writes the export folder; answers its path
 Every POST answers {"ok": true, "results": {KEY: "ok" or the board's reason}} or
 {"ok": false, "error": "one sentence"}.  A POST must be application/json and, when it names an
@@ -220,6 +221,7 @@ def make_app(room: Room) -> web.Application:
         web.post("/api/unlock", action(lambda d: room.lock_boards(False, boards(d)))),
         web.post("/api/label", action(lambda d: {d.get("board"): room.label(str(d.get("board")), d.get("label"))})),
         web.post("/api/tournament", action(tournament)),
+        web.post("/api/redeal", action(lambda d: {d.get("board"): room.redeal(str(d.get("board")))})),
         web.post("/api/export", action(lambda d: {"folder": export.write(room)})),
     ])
     return app

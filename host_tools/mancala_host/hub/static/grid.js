@@ -85,7 +85,7 @@ function build(t) {
   const el = h("div", "tile");
   el.dataset.key = t.key;
   el.addEventListener("click", (e) => {
-    if (e.target.closest(".pick, .label")) return;
+    if (e.target.closest(".pick, .label, .redeal")) return;
     window.location.href = "/board/" + encodeURIComponent(t.key) + "/";
   });
   const head = h("div", "head");
@@ -124,6 +124,12 @@ function render(t) {
     : t.status === "offline" ? "off line since " + when(t.last_seen) : t.status;
   entry.foot.classList.toggle("problem", !!t.problem);
   entry.foot.textContent = t.problem || footText(t);
+  if (t.redeal) {  // the board refused its tournament game: one click deals it again
+    const again = h("button", "redeal");
+    again.textContent = "deal again";
+    again.onclick = () => post("/api/redeal", {board: t.key});
+    entry.foot.append(" ", again);
+  }
   const st = t.state;
   const shape = st ? st.pits.length + "x" + st.pits[0].length : "";
   if (shape !== entry.shape) {
