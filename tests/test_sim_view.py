@@ -381,10 +381,70 @@ def test_a_terminal_too_small_for_the_board_gets_one_line(tmp_path):
     need = max(len(view.strip_ansi("  " + line)) for line in v.board.render()) + 1
     small = v.screen(need - 1, 40)
     assert small == ["Terminal %dx40, board needs %dx%d: make the window bigger." % (
-        need - 1, need, len(v.board.render()) + 1)]
+        need - 1, need, len(v.board.render()) + 1 + len(v.footer(need)) + terminal_news_lines())]
     short = v.screen(100, 5)
     assert len(short) == 1 and short[0].startswith("Terminal 100x5, board needs")
     assert len(v.screen(20, 5)[0]) <= 19  # the warning itself fits the width
+
+
+def terminal_news_lines():
+    from mancala_host.sim import terminal
+    return terminal.NEWS_LINES
+
+
+def view_of(tmp_path, p, name):
+    import types
+    from mancala_host.sim import terminal
+    r, w = os.pipe()
+    setup = types.SimpleNamespace(root=ROOT, heapsize="192k", profile_path=os.path.join(
+        ROOT, "hardware", "profiles", name + ".json"), args=types.SimpleNamespace(profile=name))
+    return terminal.View(setup, p, None, w, r, r)
+
+
+@pytest.mark.parametrize("p, name", [(DUO, "duo"), (QUAD, "quad")], ids=["duo", "quad"])
+def test_every_size_that_shows_the_board_shows_whose_turn_it_is_and_the_whole_footer(tmp_path, p, name):
+    """Quad at 120x40 cut the board's lines (the menu, whose turn it is) without a word, and
+    80 columns cut 'quit: Esc or Ctrl-C' to 'qui'. Either the whole screen fits, news
+    included at its longest, or the one line says how big the terminal must be."""
+    v = view_of(tmp_path, p, name)
+    v.board_line(json.dumps({"event": "menu", "open": True, "seat": 0, "rules": KALAH,
+                             "plays": 3}).encode())
+    assert len(terminal_wrap(v.last_line, 79)) >= 3  # a long sentence: the news at its longest
+    shown = 0
+    for width in (80, 81, 100, 120, 160):
+        for height in (24, 33, 40, 41, 42, 50):
+            lines = [view.strip_ansi(line) for line in v.screen(width, height)]
+            if len(lines) == 1:
+                assert lines[0].startswith("Terminal %dx%d, board needs" % (width, height))
+                continue
+            shown += 1
+            text = "\n".join(lines)
+            assert len(lines) <= height and all(len(line) < width for line in lines)
+            assert "quit: Esc or Ctrl-C" in text and "counts: " in text
+            said = " ".join(line.strip() for line in lines if not line.startswith("note:"))
+            assert v.last_line in " ".join(said.split()), (width, height)
+    assert shown >= (14 if name == "duo" else 6)
+    assert len(v.screen(120, 40)) > 1 or name == "duo"  # the quad board fits a 120x40 window
+
+
+def terminal_wrap(text, width):
+    from mancala_host.sim import terminal
+    return terminal.wrap(text, width, 9)
+
+
+def test_the_note_names_a_pad_as_the_board_does(tmp_path):
+    """'Touched pad 0.4.' while the board says 'pit 3': the note uses the game's words."""
+    v = view_of(tmp_path, DUO, "duo")
+    v.touch("0.4", keys.SHORT_S, now=100.0)
+    assert v.note == "Touched pad 0.4 (key 4)."  # no game known yet: the pad's own id
+    v.board_line(json.dumps({"event": "new_game", "first": 0, "state": {
+        "rules": KALAH, "turn": 0}}).encode())
+    v.touch("0.4", keys.SHORT_S, now=101.0)
+    assert v.note == "Touched seat 0's pit 3 (key 4)."
+    v.touch("1.S", keys.LONG_S, now=102.0)
+    assert v.note == "Long press on seat 1's store (key i)."
+    v.touch("0.1", keys.SHORT_S, now=105.0)
+    assert v.note == "Touched pad 0.1, which this game does not use (key 1)."
 
 
 def test_a_host_talks_to_the_view_board_over_its_pty(tmp_path):
@@ -421,3 +481,18 @@ def test_view_plays_a_pit_on_the_real_firmware(tmp_path):
         os.write(master, b"\x03")                       # Ctrl-C quits cleanly too
         read_until(master, buf, lambda b: b"\x1b[?1049l" in b)
         assert proc.wait(HANG_S) == 0
+
+
+def test_the_readme_and_display_doc_explain_every_light_the_legend_shows():
+    """The README explained white 'ten' lights while the legend also shows 'fifty' and 'five'."""
+    import re
+    from mancala_host.sim.status import legend
+    shown = [item.strip() for item in view.strip_ansi(legend(2)).split(view.LIT)][1:]
+    marks = [item for item in shown if not item.startswith("seat ")]
+    assert marks == ["ten", "fifty", "five"]
+    readme = " ".join(open(os.path.join(ROOT, "README.md")).read().split())
+    table = open(os.path.join(ROOT, "docs", "display.md")).read()
+    for mark in marks:
+        row = re.search(r"^\| %s \| (\d+) \| (\w+) \|" % mark, table, re.M)
+        assert row, mark
+        assert re.search(r"\b%s\b" % row.group(2), readme) and re.search(r"\b%s\b" % mark, readme), mark

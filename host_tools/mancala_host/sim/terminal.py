@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 FPS = 30
 STDERR_LINES = 40
+NEWS_LINES = 4          # the note, and up to three lines of what the board said last
 FRAMES_FILE_MAX = 4 << 20
 TAP_GAP_S = 0.06        # between a release and the next touch of one pad: over the debounce
 
@@ -84,7 +85,8 @@ class View:
         self.frames_fd = frames_fd
         self.err_fd = err_fd
         self.reader = keys.KeyReader(profile)
-        self.board = view.Board(profile, keys.keys_by_position(profile),
+        self.board_keys = keys.keys_by_position(profile)
+        self.board = view.Board(profile, self.board_keys,
                                 view.count_reader(os.path.join(setup.root, "firmware", "lib")))
         self.legend = legend(profile["sides"])
         self.pending: list[tuple[float, str, bool]] = []  # (monotonic time, position id, touched)
@@ -99,6 +101,7 @@ class View:
         self.note = "Ready: press a key to touch its pad."
         self.status = Status()
         self.game_shape: tuple[Any, Any] | None = None  # (players, pits) the board last reported
+        self.seating: Any = None  # the firmware's Seating of that game: which pad is which pit
         self.dirty = True
         self.shown_connected = False
         self.quit = False
@@ -112,7 +115,8 @@ class View:
         if None not in shape and shape != self.game_shape:
             self.game_shape = shape
             path = getattr(self.setup, "profile_path", None)
-            self.board.set_used(view.used_positions(path, *shape) if path else None)
+            self.seating = view.seating_of(path, *shape) if path else None
+            self.board.set_used(self.seating.used if self.seating is not None else None)
         self.board_tail.append(text)
         del self.board_tail[:-STDERR_LINES]
         self.dirty = True
@@ -143,7 +147,8 @@ class View:
         self.pending.append((start, pid, True))
         self.pending.append((start + hold, pid, False))
         self.pad_free[pid] = start + hold
-        self.note = "%s pad %s." % ("Long press on" if hold >= keys.LONG_S else "Touched", pid)
+        self.note = "%s %s (key %s)." % ("Long press on" if hold >= keys.LONG_S else "Touched",
+                                         view.place_name(self.seating, pid), self.board_keys[pid])
 
     def _send(self, line):
         try:
@@ -211,14 +216,9 @@ class View:
         return "".join(line + "\n" for line in (said + self.err_lines)[-15:])
 
     # --- output -------------------------------------------------------------------------
-    def screen(self, width: int = 100, height: int | None = None) -> list[str]:
-        """The whole screen as lines (board, then footer); one line of warning instead when a
-        terminal of width x height (height None: any) cannot show the board."""
-        board = ["  " + line for line in self.board.render()]
-        need = (max(len(view.strip_ansi(line)) for line in board) + 1, len(board) + 1)
-        if width < need[0] or (height is not None and height < need[1]):
-            return [too_small(width, height, need)]
-        lines = [""] + board + [""]
+    def footer(self, width: int) -> list[str]:
+        """The key help and the serial line's state, packed into lines of at most width - 1
+        characters, each item whole: a narrow terminal gets more lines, not cut words."""
         self.shown_connected = bool(self.link and self.link.host_connected())
         host = "a host is connected" if self.shown_connected else "no host"
         link = "-"
@@ -227,21 +227,40 @@ class View:
             if len(link) > 40:
                 link = self.link.link
         sides = keys.describe(self.profile)
-        footer = ["pads: " + "   ".join(sides[:2])]
-        if sides[2:]:
-            footer.append("      " + "   ".join(sides[2:]))
-        footer += ["hold: a capital letter, or Space then the key   "
-                   "double tap: the key twice   quit: Esc or Ctrl-C",
-                   "serial: %s, on %s   board: %s   heap: %s   counts: %s"
-                   % (host, link, self.setup.args.profile, self.setup.heapsize,
-                      getattr(self.board.count, "name", "?"))]
-        news = ["note: " + self.note] + wrap("board: " + self.last_line, width - 1, 3)
-        if self.legend:
-            lines.append(self.legend)
-        lines += ["\x1b[2m" + line[:width - 1] + "\x1b[0m" for line in footer]
-        lines += ["\x1b[1m" + line[:width - 1] + "\x1b[0m" for line in news]  # what just happened
-        if height is not None:
-            del lines[height:]
+        groups = [["pads: " + sides[0]] + sides[1:],
+                  ["hold: a capital letter, or Space then the key", "double tap: the key twice",
+                   "quit: Esc or Ctrl-C"],
+                  ["serial: %s, on %s" % (host, link), "board: %s" % self.setup.args.profile,
+                   "heap: %s" % self.setup.heapsize,
+                   "counts: %s" % getattr(self.board.count, "name", "?")]]
+        lines: list[str] = []
+        for items in groups:
+            line = ""
+            for item in items:
+                if line and len(line) + 3 + len(item) > width - 1:
+                    lines.append(line)
+                    line = "      " + item if items[0].startswith("pads:") else item
+                else:
+                    line = line + "   " + item if line else item
+            lines += wrap(line, width - 1, 3)
+        return lines
+
+    def screen(self, width: int = 100, height: int | None = None) -> list[str]:
+        """The whole screen as lines (board, legend, footer, then what just happened); one line
+        of warning instead when a terminal of width x height (height None: any) cannot show
+        all of it. The news takes up to NEWS_LINES lines, and the size check counts them all,
+        so whose turn it is never falls off the bottom."""
+        board = ["  " + line for line in self.board.render()]
+        board_width = max(len(view.strip_ansi(line)) for line in board) + 1
+        footer = self.footer(max(width, board_width))
+        need = (board_width, len(board) + bool(self.legend) + len(footer) + NEWS_LINES)
+        if width < need[0] or (height is not None and height < need[1]):
+            return [too_small(width, height, need)]
+        news = [("note: " + self.note)[:width - 1]] + wrap("board: " + self.last_line, width - 1,
+                                                            NEWS_LINES - 1)
+        lines = board + ([self.legend] if self.legend else [])
+        lines += ["\x1b[2m" + line + "\x1b[0m" for line in footer]
+        lines += ["\x1b[1m" + line + "\x1b[0m" for line in news]  # what just happened
         return lines
 
     def draw(self, out: TextIO) -> None:
@@ -250,7 +269,8 @@ class View:
             width, height = size.columns or 100, size.lines or None
         except OSError:
             width, height = 100, None
-        text = "\x1b[H" + "".join(line + "\x1b[K\r\n" for line in self.screen(width, height)) + "\x1b[J"
+        # no line end after the last line: on the bottom row it would scroll the top away
+        text = "\x1b[H" + "\x1b[K\r\n".join(self.screen(width, height)) + "\x1b[K\x1b[J"
         out.write(text)
         out.flush()
         self.dirty = False

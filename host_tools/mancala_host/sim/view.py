@@ -18,7 +18,7 @@ Two things the LEDs alone do not tell a person at a glance are drawn from what t
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Any, Iterable
 
 LIT = "\u25cf"          # a lit LED
 DARK = "\u00b7"         # a dark LED
@@ -52,15 +52,32 @@ def is_fill(grb: bytes) -> bool:
     return len(grb) >= 6 and any(grb[:3]) and grb == grb[:3] * (len(grb) // 3)
 
 
-def used_positions(profile_path: str, players: int, pits: int) -> list[str] | None:
-    """The position ids the firmware seats a game of players x pits on, or None if the
-    firmware's profile code cannot tell (then every ring is drawn as used)."""
+def seating_of(profile_path: str, players: int, pits: int) -> Any:
+    """The firmware's own Seating of a game of players x pits on the profile (which position
+    is which seat's pit), or None if the firmware's profile code cannot tell."""
     try:
         from mancala_fw import profile as profiles
         board = profiles.load(profile_path)
-        return profiles.seating(board, players, pits).used
-    except Exception:           # a game this board cannot seat, or no firmware: draw all
+        return profiles.seating(board, players, pits)
+    except Exception:           # a game this board cannot seat, or no firmware
         return None
+
+
+def used_positions(profile_path: str, players: int, pits: int) -> list[str] | None:
+    """The position ids the firmware seats a game of players x pits on, or None if the
+    firmware's profile code cannot tell (then every ring is drawn as used)."""
+    seating = seating_of(profile_path, players, pits)
+    return None if seating is None else seating.used
+
+
+def place_name(seating: Any, pid: str) -> str:
+    """A pad in the game's words, as the board and `watch` say it: "seat 0's pit 3", "seat 1's
+    store"; a position the game leaves unused, or any pad before a game is known, by its id."""
+    place = seating.seat_pit(pid) if seating is not None else None
+    if place is None:
+        return "pad %s%s" % (pid, ", which this game does not use" if seating is not None else "")
+    seat, pit = place
+    return "seat %d's store" % seat if pit == 0 else "seat %d's pit %d" % (seat, pit)
 
 
 def ring_cells(leds: int) -> tuple[int, list[tuple[int, int]]]:
