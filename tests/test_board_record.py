@@ -5,7 +5,6 @@ board. The CircuitPython edition's are in tests/test_circuitpython.py.
 """
 import json
 import os
-import shutil
 
 from mancala import Game, Rules
 
@@ -163,3 +162,102 @@ def test_state_since_of_a_game_from_a_position_carries_its_base(tmp_path):
         assert replay(answer).to_dict() == answer["state"]
         assert b.ok("state", since=2)["history"] == ""
         assert "base" in b.ok("state", since=1) and "base" not in b.ok("state")
+
+
+# ------------------------------------------------------------------ the finished games
+def finish(board, seed, moves=1000):
+    """Plays the game in progress to its end with seeded legal moves, or resigns the seat to
+    move after `moves` of them; its game_over event."""
+    while True:
+        state = board.ok("state")["state"]
+        if state["over"]:
+            return board.wait_event("game_over")
+        if moves == 0:
+            board.ok("resign")
+            continue
+        legal = Game.from_dict(state).legal_moves()
+        board.ok("press", pit=legal[seed % len(legal)])
+        seed = seed * 1103515245 + 12345 & 0x7FFFFFFF
+        moves -= 1
+
+
+def kept(board):
+    return [g["game"] for g in board.ok("games")["games"]]
+
+
+def test_the_last_four_finished_games_are_kept_through_a_power_cut(tmp_path):
+    with Board("duo", flash=str(tmp_path)) as b:
+        assert b.ok("games")["games"] == []
+        ends = {}
+        b.ok("new_game", rules={"variant": "kalah", "seeds": 3})  # game 2; game 1 never ends
+        for seed in range(5):
+            over = finish(b, seed, 1000 if seed < 2 else 3)
+            whole = b.ok("state", since=0)
+            ends[over["game"]] = whole
+            if seed == 0:  # the game just finished, before any new game: fetchable
+                assert b.ok("game", game=over["game"])["history"] == whole["history"]
+            b.ok("new_game", rules={"variant": "kalah", "seeds": 3})
+        assert sorted(ends) == [2, 3, 4, 5, 6]
+        listed = b.ok("games")["games"]
+        assert [g["game"] for g in listed] == [3, 4, 5, 6]  # the last four, oldest first
+        for g in listed:
+            state = ends[g["game"]]["state"]
+            assert (g["moves"], g["places"], g["stores"]) == (
+                ends[g["game"]]["moves"], state["places"], state["stores"])
+        b.kill()
+        b.start()
+        assert kept(b) == [3, 4, 5, 6]
+        for n in (3, 6):
+            answer = b.ok("game", game=n)
+            assert (answer["game"], answer["first"], answer["history"], answer["state"]) == (
+                n, ends[n]["first"], ends[n]["history"], ends[n]["state"])
+            assert answer["rules"] == ends[n]["state"]["rules"] and "base" not in answer
+            assert replay(answer).to_dict() == answer["state"]
+        for n, why in ((2, "not among"), (1, "not among"), (7, "game in progress"),
+                       (99, "not among")):
+            answer = b.request("game", game=n)
+            assert answer["ok"] is False and answer["error"]["code"] == "unknown_game", answer
+            assert why in answer["error"]["message"]
+        for args in ({}, {"game": "3"}, {"game": 0}, {"game": -1}, {"game": True},
+                     {"game": 3.0}, {"game": None}, {"game": 2 ** 31}):
+            answer = b.request("game", **args)
+            assert answer["ok"] is False and answer["error"]["code"] == "bad_request", args
+        assert b.ok("games", extra=1)["games"] and "games" in b.ok("hello")["commands"]
+
+
+def test_a_reopened_game_is_not_kept_and_a_game_from_a_position_keeps_its_base(tmp_path):
+    with Board("duo", flash=str(tmp_path)) as b:
+        gid = b.ok("new_game", state=POSITION)["game"]
+        over = finish(b, 1)
+        assert over["game"] == gid and kept(b) == [gid]
+        answer = b.ok("game", game=gid)
+        assert answer["base"] == POSITION and replay(answer).to_dict() == answer["state"]
+        b.ok("undo")  # the game goes on: it is no finished game now
+        assert kept(b) == []
+        assert b.request("game", game=gid)["error"]["code"] == "unknown_game"
+        b.ok("resign", seat=b.ok("state")["state"]["turn"])
+        assert kept(b) == [gid] and b.ok("game", game=gid)["history"][-1] in "AB"
+
+
+def test_a_game_that_ended_as_the_power_went_is_kept_at_power_up(tmp_path):
+    flash = str(tmp_path)
+    with Board("duo", flash=flash) as b:
+        b.ok("new_game")
+        b.ok("resign", seat=0)
+        b.ok("new_game")
+        b.ok("resign", seat=1)
+        assert kept(b) == [2, 3]
+        b.kill()
+    # the cut came after game.json was saved and before game 3 was kept; the settings were
+    # lost too
+    os.remove(os.path.join(flash, "done1.json"))
+    os.remove(os.path.join(flash, "settings.json"))
+    with Board("duo", flash=flash) as b:
+        assert (b.boot["game"], b.boot["resumed"]) == (3, True)
+        assert kept(b) == [2, 3] and b.ok("game", game=3)["history"] == "B"
+        assert b.ok("new_game")["game"] == 4
+    # the game file and the settings lost: the kept games' ids are not given again
+    for name in ("game.json", "settings.json"):
+        os.remove(os.path.join(flash, name))
+    with Board("duo", flash=flash) as b:
+        assert b.boot["resumed"] is False and b.boot["game"] == 4 and kept(b) == [2, 3]

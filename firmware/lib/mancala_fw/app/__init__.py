@@ -242,6 +242,8 @@ class App:
         self.display.tick(None)  # the first LED change goes out now, before the flash write
         self.autoplay.changed(ticks_ms())
         self._save_game(state)
+        if state["over"]:
+            self._finished("keep", state)
         fields["game"] = self._game_on().id
         fields["seat"] = record["seat"]
         fields["record"] = record
@@ -253,6 +255,7 @@ class App:
 
     def undo(self, source):
         self.display.finish()
+        was_over = self._game_on().game.over
         if not self._game_on().undo():
             raise CommandError(NOTHING_TO_UNDO, "There is no move in this game to take back.")
         self.close_menu()
@@ -260,8 +263,26 @@ class App:
         self.display.set_state(state)
         self.autoplay.changed(ticks_ms())
         self._save_game(state)
+        if was_over and not state["over"]:
+            self._finished("drop")  # a reopened game is no finished game
         self.emit("undo", {"game": self._game_on().id, "state": state, "source": source})
         return state
+
+    def _finished(self, action, state=None):
+        """Keeps the game in progress among the last finished games (app.finished), or drops
+        it from them; a flash or heap that does not take it is said, as a failed save is."""
+        session = self._game_on()
+        try:
+            from mancala_fw.app import finished
+            if action == "keep":
+                finished.keep(self.flash, session, state)
+            else:
+                finished.drop(self.flash, session.id)
+        except (OSError, MemoryError) as e:
+            self.log("error", "Keeping finished game %d failed (%s); it is in game.json "
+                     "until the next game." % (session.id, e))
+        finally:
+            forget("mancala_fw.app.finished")
 
     def _game_over(self, state):
         if state["over"]:

@@ -82,6 +82,9 @@ def restore(app):
         app.games = _count(saved.get("games"))
     if problem or (saved is not None and bad):
         app._save_settings()
+    from mancala_fw.app import finished
+    if not app.games:  # a new flash, or lost settings: the kept games' ids are not given again
+        app.games = finished.highest(app.flash)
     resumed = False
     saved, problem = storage.load(app.game_path, GAME_FORMAT)
     if problem:
@@ -104,12 +107,15 @@ def restore(app):
         elif not session.id:  # saved before games had ids
             app.number(session)
             app._save_game()
+        if session.game.over and not finished.is_kept(app.flash, session.id):
+            app._finished("keep", session.game.to_dict())  # the power went before it was
     else:
         session = Session(app.config["rules"], 0)
         app.number(session)
         app._use(session)
         app._save_game()
     forget("mancala_fw.app.config")  # back when a config change or the menu needs it
+    forget("mancala_fw.app.finished")
     app.apply_display_settings()
     g = app._game_on().game
     app.emit("boot", {"firmware": FIRMWARE_VERSION, "board": app.profile.name,

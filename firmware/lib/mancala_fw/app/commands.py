@@ -7,11 +7,14 @@ app.boot is forgotten once the board is built, so nothing the loop keeps may com
 import json
 import sys
 
-from mancala_fw.protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, request_id
+from mancala_fw import forget
+from mancala_fw.protocol import CommandError, BAD_REQUEST, UNKNOWN_GAME, PROTOCOL_VERSION, LATER, \
+    need_int, request_id
 from mancala import VARIANTS
 
+GAME_ID_MAX = 0x3FFFFFFF  # game ids stay small ints on MicroPython
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
-         "hint", "demo", "diag")  # diag: app.boot adds it, diag() below
+         "hint", "demo", "diag", "games", "game")  # diag: app.boot adds it, diag() below
 
 
 def table(app):
@@ -95,9 +98,33 @@ def table(app):
         app.set_demo(on, "serial", seed)
         return {"on": on}
 
-    return {"demo": demo, "hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
+    def games(req):
+        return {"games": _finished(app, "listing", None)}
+
+    def game(req):
+        n = need_int(req, "game", 1, GAME_ID_MAX)
+        answer = _finished(app, "fetch", n)
+        if answer is None:
+            raise CommandError(UNKNOWN_GAME, "Game %d is not among the finished games this "
+                               "board keeps%s; send games for the list." % (n, (
+                                   ": it is the game in progress (send state with since)"
+                                   if n == app.session.id else "")))
+        return answer
+
+    return {"games": games, "game": game, "demo": demo, "hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
             "new_game": new_game, "state": state, "press": press, "resign": resign,
             "undo": undo}
+
+
+def _finished(app, action, gid):
+    """app.finished's listing() or fetch(gid), with the module loaded for it and forgotten."""
+    try:
+        from mancala_fw.app import finished
+        if action == "listing":
+            return finished.listing(app.flash)
+        return finished.fetch(app.flash, gid)
+    finally:
+        forget("mancala_fw.app.finished")
 
 
 def _version():

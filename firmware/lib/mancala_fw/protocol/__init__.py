@@ -24,6 +24,7 @@ NOTHING_TO_UNDO = "nothing_to_undo"
 BAD_CONFIG = "bad_config"
 INTERNAL = "internal"
 HINT_DROPPED = "hint_dropped"
+UNKNOWN_GAME = "unknown_game"
 
 LATER = object()  # a handler's result when the app sends the answer later (see above)
 

@@ -14,6 +14,8 @@ that size may not be there when many small ones are.
 import json
 import os
 
+KEPT = 4  # finished games kept (app.finished): files on littlefs, a few KB each at most
+
 
 def save(path, obj):
     """Writes obj as JSON to path atomically. Raises OSError if the flash cannot be written."""
@@ -71,4 +73,4 @@ def _circuitpython_nvm():
 
 
 if _circuitpython_nvm():
-    from .slots import save, load, remove  # noqa: F811
+    from .slots import save, load, remove, KEPT  # noqa: F811

@@ -32,6 +32,7 @@ import json
 from binascii import crc32
 
 SECTOR = 4096
+KEPT = 1  # finished games kept (app.finished): the settings, the game and one fit the sector
 HEAD = 5  # "Mr", the length of path + JSON (2 bytes), the length of the path (1 byte)
 TAIL = 4  # CRC-32
 M0 = 0x4D  # "M"
