@@ -169,7 +169,7 @@ class Board:
             shutil.copy(os.path.join(PROFILES, self.profile + ".json"), target)
         env = dict(os.environ)
         env["MICROPYPATH"] = micropypath(self.source)
-        from mancala_host.sim.launcher import irq_pin
+        from mancala_host.sim.setup import irq_pin
         env.pop("MANCALA_SIM_IRQ", None)
         if irq_pin(target) is not None:
             env["MANCALA_SIM_IRQ"] = irq_pin(target)  # the pads' IRQ line, as the launcher
