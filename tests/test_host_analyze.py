@@ -292,3 +292,63 @@ def test_seven_pit_basic_is_valued_in_stones_left():
     analyst = analyze.Analyst(nodes=300)
     assert analyst.unit(g) == analyze.STONES
     assert "stones left to shed" in analyze.unit_sentence(g.rules.to_dict(), analyze.STONES)
+
+
+def _random_kalah_game(seed, by=("human", "cpu"), seats=({"kind": "human"}, {"kind": "human"})):
+    """A seeded random Kalah(6,3) game as record logs it: moves with `by`, seats at the start."""
+    import random
+    rnd = random.Random(seed)
+    rules = Rules.from_dict({"variant": "kalah", "seeds": 3})
+    game = Game(rules, first=0)
+    entry = gamelog.new_game({"profile": "duo"}, rules.to_dict(), [dict(s) for s in seats], 0)
+    while not game.over:
+        seat, pit = game.turn, rnd.choice(game.legal_moves())
+        game.play(pit)
+        entry["moves"].append({"seat": seat, "pit": pit, "by": by[seat]})
+    state = game.to_dict()
+    entry["result"] = {"places": state["places"], "stores": state["stores"]}
+    return entry
+
+
+def test_where_the_search_sees_the_end_the_words_come_from_the_exact_value(tmp_path, capsys):
+    """Move 33 of this game: a 300-node search sees a win before it and none after, and
+    called it 'gives up the win ??', while the exact solver has seat 0 winning by 12 before
+    and by 2 after (analyze --exact: no turning point). Now the row takes the exact values."""
+    entry = _random_kalah_game(2)
+    analysis = analyze.analyse_game(entry, analyze.Analyst(nodes=300, budget_ms=60000))
+    row = analysis["moves"][32]
+    assert (row["move"], row["seat"]) == (33, 0)
+    assert row["exact"] and (row["before"], row["after"]) == (12.0, 2.0)
+    assert (row["cost"], row["mark"]) == (10.0, "??")
+    engine = gamelog.start_engine(entry)
+    for number, (r, move) in enumerate(zip(analysis["moves"], entry["moves"]), 1):
+        if r["exact"]:  # every exact row agrees with the solver, best pit included
+            values = analyze.exact_moves(engine)
+            assert r["before"] == max(values.values()) and r["after"] == values[r["pit"]]
+            assert values[r["best"]] == max(values.values())
+        if r["cost"] == analyze.GIVES_UP_WIN:
+            assert r["exact"] and r["before"] > 0 >= r["after"], r
+        gamelog.apply_move(engine, move, number)
+    assert sum(r["exact"] for r in analysis["moves"]) >= 3
+    log = tmp_path / "g.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--nodes", "300", "--budget-ms", "60000")
+    line = [l for l in out.splitlines() if l.split()[:2] == ["33", "0"]][0]
+    assert line.split()[-4:] == ["+12*", "+2*", "10.0", "??"] and "gives up" not in line
+
+
+def test_the_header_names_the_seats_as_the_rows_do(tmp_path, capsys):
+    """The seats logged at the start said 'human' while every seat-1 row said cpu (the
+    board's config changed after the game began): the header follows the rows."""
+    entry = _random_kalah_game(3, seats=({"kind": "human"}, {"kind": "human"}))
+    log = tmp_path / "g.jsonl"
+    write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--nodes", "50")
+    head = " ".join(out.split("\n\n")[1].split())
+    assert "seat 0 human, seat 1 CPU;" in head, head
+    entry["seats"][1] = {"kind": "cpu", "level": 4}
+    entry["moves"][0]["by"] = "cpu"
+    write_log(log.with_name("h.jsonl"), [entry])
+    code, out, err = mb(capsys, "analyze", str(log.with_name("h.jsonl")), "--nodes", "50")
+    head = " ".join(out.split("\n\n")[1].split())
+    assert "seat 0 human and CPU, seat 1 CPU level 4;" in head, head

@@ -50,6 +50,9 @@ VALUES = {STONES: "stones", CHANCE: "the mover's chance to win in %"}
 COSTS = {STONES: "stones", CHANCE: "points of chance to win"}
 WINS, LOSES = "wins", "loses"
 GIVES_UP_WIN, WALKS_INTO_LOSS = "the win", "the game"
+# The exact solver's search nodes a move before a position counts as too big (about a second
+# on this machine's kind of host): --exact-nodes' default wherever --exact is offered.
+EXACT_NODES = 1_000_000
 
 
 def _cpu():
@@ -74,11 +77,13 @@ def negate(value: Value, unit: str = STONES) -> Value:
 class Analyst:
     """Values positions with a fixed amount of search; remembers each position it valued."""
 
-    def __init__(self, nodes: int = 15000, budget_ms: int = 500) -> None:
+    def __init__(self, nodes: int = 15000, budget_ms: int = 500,
+                 exact_nodes: int = EXACT_NODES) -> None:
         self.cpu, self.evaluate = _cpu()
         self.win = self.evaluate.WIN
         self.nodes = nodes
         self.budget_ms = budget_ms
+        self.exact_nodes = exact_nodes  # Kalah: the exact solver's budget where words are said
         self.searched = 0
         self._seen: dict[str, tuple[int, Value]] = {}
 
@@ -173,24 +178,66 @@ def cost_of(played: int | None, best: int | None, before: Value, after: Value,
     return cost, "??" if cost >= BLUNDER[unit] else "?" if cost >= MISTAKE[unit] else ""
 
 
+def exact_moves(engine: Game, nodes: int = EXACT_NODES) -> dict[int, int] | None:
+    """{pit: exact value for the seat to move} of each legal pit (the final store difference
+    with perfect play), or None when the position needs more than `nodes` nodes for one of
+    them."""
+    from ..solver import TooBig, for_rules
+    try:
+        return for_rules(engine.rules).move_values(engine, max_nodes=nodes)
+    except TooBig:
+        return None
+
+
+def exact_cost(before: int, after: int) -> tuple[Cost, str]:
+    """(cost, mark) of a move whose exact values are before (with the best pit) and after."""
+    if before > 0 >= after:
+        return GIVES_UP_WIN, "??"
+    if before >= 0 > after:
+        return WALKS_INTO_LOSS, "??"
+    return cost_of(None, 0, float(before), float(after))
+
+
 def analyse_game(game: dict[str, Any], analyst: Analyst) -> dict[str, Any]:
     """The analysis of one logged game (a dict that gamelog.check_game accepts): rows and
-    a summary per seat, JSON-ready."""
+    a summary per seat, JSON-ready.
+
+    Where the search sees the end of a Kalah game (a value of 'wins' or 'loses'), its horizon
+    may still be wrong about it; there the exact solver values the position, when it can
+    within analyst.exact_nodes, and the row takes its values (marked exact), so the words
+    'wins', 'gives up the win' and so on agree with `analyze --exact`."""
     engine = gamelog.start_engine(game)
     unit = analyst.unit(engine)
+    exact = engine.kalah and engine.players == 2 and analyst.exact_nodes > 0
     rows = []
     for number, move in enumerate(game["moves"], 1):
         seat = move.get("seat")
         row = {"move": number, "seat": seat, "by": move.get("by"), "pit": move.get("pit"),
                "resign": bool(move.get("resign")), "best": None, "before": None,
-               "after": None, "cost": None, "mark": ""}
+               "after": None, "cost": None, "mark": "", "exact": False}
         if not row["resign"] and not engine.over:
             row["best"], row["before"] = analyst.best(engine)
         gamelog.apply_move(engine, move, number)
         if row["resign"]:
             row["pit"] = None
+            rows.append(row)
+            continue
+        row["after"] = analyst.after(engine, seat)
+        values = None
+        # A move that ends the game is valued by its result, already exact.
+        if exact and not engine.over and (isinstance(row["before"], str)
+                                          or isinstance(row["after"], str)):
+            engine.undo()
+            values = exact_moves(engine, analyst.exact_nodes)
+            gamelog.apply_move(engine, move, number)
+        if values is not None:
+            top = max(values.values())
+            keep = [p for p in sorted(values) if values[p] == top]
+            row["best"] = row["best"] if row["best"] in keep else keep[0]
+            row["before"], row["after"] = float(top), float(values[row["pit"]])
+            row["cost"], row["mark"] = exact_cost(top, values[row["pit"]])
+            row["exact"] = True
         else:
-            row["after"] = analyst.after(engine, seat)
             row["cost"], row["mark"] = cost_of(row["pit"], row["best"], row["before"],
                                                row["after"], unit)
         rows.append(row)
@@ -232,7 +279,10 @@ def legend(analyst: Analyst) -> list[str]:
         "the search sees the end of the game. 'cost' is before minus after: '?' marks a "
         "mistake that costs %g stones (%g points of chance) or more, '??' a blunder that costs "
         "%g stones (%g points) or more, or the win. Accuracy is the share of a seat's moves "
-        "that cost less than %g stone (%g points)."
+        "that cost less than %g stone (%g points). In Kalah, where the search sees the end, "
+        "the exact solver values the position when it can, and a value marked * is exact: the "
+        "final store difference with perfect play, as analyze --exact gives it, so 'wins' and "
+        "'gives up the win' come from perfect play."
         % (analyst.nodes, analyst.budget_ms, MISTAKE[STONES], MISTAKE[CHANCE], BLUNDER[STONES],
            BLUNDER[CHANCE], ACCURATE[STONES], ACCURATE[CHANCE]))
 
@@ -249,13 +299,15 @@ def unit_sentence(rules: dict[str, Any], unit: str) -> str:
             "store counts a little more); costs in stones.")
 
 
-def _value_text(value, unit=STONES):
+def _value_text(value, unit=STONES, exact=False):
     if value is None:
         return "-"
     if isinstance(value, str):
         return value
     if unit == CHANCE:
         return "%.0f%%" % value
+    if exact:
+        return "%+d*" % value if value else "0*"
     return "%+.1f" % value if round(value, 1) else "0.0"
 
 
@@ -269,10 +321,17 @@ def _cost_text(cost, mark):
     return ("%.1f %s" % (cost, mark)).rstrip() if cost else ""
 
 
-def _seat_text(seat):
-    if isinstance(seat, dict) and seat.get("kind") == "cpu":
-        return "CPU level %s" % seat.get("level", "?")
-    return "human"
+def _seat_text(seat, played_by=()):
+    """Who played a seat, as its rows say it: the moves' own `by` (what the board reported for
+    each move) wins over the seats logged at the start, which a change of the board's config
+    during the game leaves behind."""
+    kinds = set(played_by) - {None}
+    logged_cpu = isinstance(seat, dict) and seat.get("kind") == "cpu"
+    if kinds == {"cpu"} or (not kinds and logged_cpu):
+        return "CPU level %s" % seat.get("level", "?") if logged_cpu else "CPU"
+    if kinds == {"human"} or not kinds:
+        return "human"
+    return "human and CPU"
 
 
 def _result_text(rules, result, unfinished=False):
@@ -295,7 +354,9 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any]) -> li
     seats = analysis["seats"] or []
     head = "Game %d (line %d of %s): %s; %s; seat %d starts; %d moves; %s." % (
         index, line, path, rules_label(analysis["rules"]),
-        ", ".join("seat %d %s" % (s, _seat_text(k)) for s, k in enumerate(seats)) or "seats not logged",
+        ", ".join("seat %d %s" % (s, _seat_text(k, [r["by"] for r in analysis["moves"]
+                                                    if r["seat"] == s]))
+                  for s, k in enumerate(seats)) or "seats not logged",
         analysis["first"], len(analysis["moves"]), _result_text(analysis["rules"], analysis["result"],
                                                                    analysis.get("unfinished")))
     lines = _wrap(head)
@@ -314,8 +375,9 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any]) -> li
             lines.append("%5d  %4d  %-8s resigns" % (r["move"], r["seat"], r["by"] or "-"))
             continue
         lines.append(("%5d  %4d  %-8s %4s  %4s  %7s  %7s  %s" % (
-            r["move"], r["seat"], r["by"] or "-", r["pit"], r["best"], _value_text(r["before"], unit),
-            _value_text(r["after"], unit), _cost_text(r["cost"], r["mark"]))).rstrip())
+            r["move"], r["seat"], r["by"] or "-", r["pit"], r["best"],
+            _value_text(r["before"], unit, r.get("exact")),
+            _value_text(r["after"], unit, r.get("exact")), _cost_text(r["cost"], r["mark"]))).rstrip())
     lines.append("")
     for s in analysis["summary"]:
         if s["accuracy"] is None:
@@ -389,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
     if not chosen:
         raise BoardError("%s holds no game that replays (%d line(s) skipped), so there is nothing "
                          "to analyse; 'mancala-board replay %s' says why." % (args.file, len(skipped), args.file))
-    analyst = Analyst(args.nodes, args.budget_ms)
+    analyst = Analyst(args.nodes, args.budget_ms, getattr(args, "exact_nodes", EXACT_NODES))
     if not as_json:
         for text in legend(analyst):
             print(text)
@@ -405,11 +467,6 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(_wrap(_skipped_sentence(args.file, skipped))),
               file=sys.stderr if as_json else sys.stdout)
     return 0
-
-
-# The exact solver's search nodes a move before a position counts as too big (about a second
-# on this machine's kind of host): --exact-nodes' default wherever --exact is offered.
-EXACT_NODES = 1_000_000
 
 
 def add_exact_arguments(p: argparse.ArgumentParser, exact_help: str) -> None:

@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import gamelog
-from .analyze import EXACT_NODES
+from .analyze import EXACT_NODES, exact_moves
 from ..errors import BoardError
 
 if TYPE_CHECKING:
@@ -30,21 +30,6 @@ if TYPE_CHECKING:
 # The nodes each move's search may take (about half a second to a second on the host
 # machine, bench/solver.py); a position's value takes one search a legal pit.
 NODES = EXACT_NODES
-
-
-def _solver(rules):
-    from ..solver import for_rules
-    return for_rules(rules)
-
-
-def exact_moves(engine: Game, nodes: int = NODES) -> dict[int, int] | None:
-    """{pit: exact value for the seat to move} of each legal pit, or None when the position
-    needs more than `nodes` nodes for one of them."""
-    from ..solver import TooBig
-    try:
-        return _solver(engine.rules).move_values(engine, max_nodes=nodes)
-    except TooBig:
-        return None
 
 
 def _outcome(value: int) -> int:
