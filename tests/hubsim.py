@@ -4,19 +4,22 @@ them as a process of its own, with its page's JSON requests.
 
     boards = start_boards(tmp_path, 6)            # test_host_sim.Sim objects, all answering
     hub, url = start_hub(tmp_path / "class", boards)
-    post(url, "settings", variant="kalah", seeds=3)
+    post(url, "settings", variant="kalah", seeds=3)   # with the token the hub printed
     tile = wait_tile(url, boards[0].link, lambda t: t["status"] == "live")
 """
 import json
 import os
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 from boardsim import TapWriter
 from hub_paths import slug
 from test_host_sim import ENV, Sim
 from waits import HANG_S, wait_for
+
+TOKENS = {}   # the hub's url -> its token, read from the line it prints at start
 
 
 class HubSim(Sim):
@@ -62,10 +65,15 @@ def start_hub(folder, boards, *more):
     hub = subprocess.Popen(args + list(more), env=ENV, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     line = hub.stdout.readline()
-    if not line.startswith("The class is at http://localhost:"):
+    if not line.startswith("The class is at http://"):
         hub.kill()
         raise AssertionError("the hub did not start: " + line + hub.stderr.read())
-    return hub, line.split(" at ")[1].split()[0]
+    token = hub.stdout.readline().split(": ")[-1].strip()
+    url = line.split(" at ")[1].split()[0].split("?")[0]
+    if "--host" in more:   # another address than loopback: a test reaches it on loopback
+        url = "http://127.0.0.1:" + url.rsplit(":", 1)[1]
+    TOKENS[url] = token
+    return hub, url
 
 
 def stop_hub(hub):
@@ -79,15 +87,26 @@ def stop_hub(hub):
 
 
 def get(url, path="snapshot"):
-    with urllib.request.urlopen(url + path, timeout=HANG_S) as r:
+    req = urllib.request.Request(url + path, headers={"X-Hub-Token": TOKENS.get(url, "")})
+    with urllib.request.urlopen(req, timeout=HANG_S) as r:
         return json.loads(r.read().decode())
+
+
+def send(url, path, data, headers):
+    """(HTTP status, the JSON answer) of a POST to the hub, whatever the status."""
+    req = urllib.request.Request(url + path, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=HANG_S) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, json.loads(exc.read().decode())
 
 
 def post(url, action, **body):
-    req = urllib.request.Request(url + "api/" + action, data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=HANG_S) as r:
-        return json.loads(r.read().decode())
+    """The hub's answer to a POST with its token, as its page sends it."""
+    return send(url, "api/" + action, json.dumps(body).encode(),
+                {"Content-Type": "application/json", "X-Hub-Token": TOKENS.get(url, "")})[1]
 
 
 def tiles(url):

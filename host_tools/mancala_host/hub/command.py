@@ -1,6 +1,7 @@
 """`mancala-board class`: the hub's command line.
 
     mancala-board class [--port LINK ...] [--no-usb] [--out FOLDER] [--http-port N] [--host H]
+                        [--token TOKEN]
     mancala-board class export FOLDER
 """
 
@@ -10,6 +11,7 @@ import argparse
 import asyncio
 import os
 import signal
+import socket
 
 from ..errors import BoardError
 
@@ -25,7 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-usb", action="store_true", help="only the --port boards: look for none on USB")
     p.add_argument("--out", default="class", help="the folder for every board's game log (default ./class)")
     p.add_argument("--http-port", type=int, default=8766, help="the page's port (0: any free one)")
-    p.add_argument("--host", default="127.0.0.1", help="the address to serve on (default localhost only)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to serve on (default localhost only); any other needs the "
+                        "token on every request, as the printed address carries it")
+    p.add_argument("--token", help="the token that lets a page or program change the room "
+                                   "(16 to 128 letters, digits, - or _; default: a new one each "
+                                   "start, printed)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,17 +51,19 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
+    from .guard import HEADER, Guard, new_token
     from .room import Room
     from .server import make_app
 
     if args.no_usb and not args.ports:
         raise BoardError("With --no-usb, give the boards with --port (once per board).")
+    guard = Guard(args.host, args.token or new_token())
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise BoardError("Could not make the folder %s: %s." % (args.out, exc.strerror or exc))
     room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
-    runner = web.AppRunner(make_app(room))
+    runner = web.AppRunner(make_app(room, guard))
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.http_port)
     try:
@@ -64,10 +73,15 @@ async def _serve(args: argparse.Namespace) -> int:
         raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
                          % (args.host, args.http_port, exc.strerror or exc))
     port = runner.addresses[0][1]
-    host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
-    print("The class is at http://%s:%d/ (%d board(s) given, %s); games go to %s; stop with Ctrl-C."
-          % (host, port, len(args.ports), "USB searched" if not args.no_usb else "no USB search",
+    name = ("localhost" if args.host in ("127.0.0.1", "localhost") else
+            socket.gethostname() if guard.wildcard else args.host)
+    where = "http://%s:%d/" % ("[%s]" % name if ":" in name else name, port)
+    if not guard.loopback:   # every request needs the token: the address to open carries it
+        where += "?token=" + guard.token
+    print("The class is at %s (%d board(s) given, %s); games go to %s; stop with Ctrl-C."
+          % (where, len(args.ports), "USB searched" if not args.no_usb else "no USB search",
              args.out), flush=True)
+    print("Programs that change the room send the header %s: %s" % (HEADER, guard.token), flush=True)
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # each stop writes the games under way

@@ -14,8 +14,11 @@ well-kept library; the boards' lines stay in their own threads, link.py).
     POST /api/redeal            {"board": KEY}: deal its tournament game to it again (after a refusal)
     POST /api/export            writes the export folder; answers its path
 Every POST answers {"ok": true, "results": {KEY: "ok" or the board's reason}} or
-{"ok": false, "error": "one sentence"}.  A POST must be application/json and, when it names an
-Origin (a browser does), come from the hub's own page (same_site()).
+{"ok": false, "error": "one sentence"} with HTTP 400 (a request the hub does not take: nothing
+changed), 403 (guard.py: not the hub's address, not its page, no token), 409 (a tournament is
+running: send "replace": true to replace it) or 413 (a body over schema.MAX_BODY bytes).  A POST
+is application/json, and its body is checked against its declared schema (schema.py) before
+anything changes.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from aiohttp import web
 from ..render.colours import seat_colours
 from ..errors import BoardError
 from ..views.webpage import PAGE
-from . import export
-from .room import Room
+from . import export, schema
+from .guard import Guard, answer, new_token
+from .room import Room, TournamentRunning
 from .tournament import Tournament, parse_players
 
 _STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -81,8 +85,11 @@ def _standings(room: Room) -> dict[str, Any] | None:
     return t.to_dict() if t is not None else None
 
 
-def make_app(room: Room) -> web.Application:
-    app = web.Application()
+def make_app(room: Room, guard: Guard | None = None) -> web.Application:
+    """The hub's app; `guard` holds its address and token (default: loopback, a new token)."""
+    guard = guard or Guard("127.0.0.1", new_token())
+    app = web.Application(middlewares=[guard.middleware], client_max_size=schema.MAX_BODY)
+    grid_page = GRID_PAGE.replace("__TOKEN__", guard.token)
 
     async def on_startup(app):
         streams = app["streams"] = Streams(asyncio.get_running_loop())
@@ -106,7 +113,7 @@ def make_app(room: Room) -> web.Application:
         return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def grid(request):
-        return html(GRID_PAGE)
+        return html(grid_page)
 
     def snapshot():
         return {"tiles": room.tiles(), "standings": _standings(room), "setting": room.setting,
@@ -159,53 +166,40 @@ def make_app(room: Room) -> web.Application:
     async def feature_snapshot(request):
         return web.json_response(link_of(request)[1].projector())
 
-    async def body(request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except ValueError:
-            raise BoardError("The request is not JSON.")
-        if not isinstance(data, dict):
-            raise BoardError("The request must be a JSON object.")
-        return data
-
-    def same_site(request) -> None:
-        """Only the hub's own page, or a program that is not a browser, may change the room:
-        a page from anywhere else open in the teacher's browser could otherwise post to it.
-        A browser names the page's origin on a POST, and a cross-site JSON request needs a
-        preflight the hub never grants."""
-        if request.content_type != "application/json":
-            raise BoardError("The request must be JSON, sent as application/json.")
-        origin = request.headers.get("Origin")
-        if origin is not None and origin.split("://", 1)[-1] != request.host:
-            raise BoardError("Only the hub's own page may change the room; this request came "
-                             "from %s." % origin[:80])
-
-    def action(fn):
+    def action(model, fn):
+        """A POST: its body checked against `model` (schema.py), then fn(the checked request)
+        in a worker thread, as the boards' requests block."""
         async def handler(request):
+            if request.content_type != "application/json":
+                return answer(400, "The request must be JSON, sent as application/json.")
+            too_large = answer(413, "The request is larger than the hub takes (%d bytes at most)."
+                               % schema.MAX_BODY)
+            if (request.content_length or 0) > schema.MAX_BODY:
+                return too_large
             try:
-                same_site(request)
-                data = await body(request)
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(None, fn, data)
+                raw = await request.read()
+            except web.HTTPRequestEntityTooLarge:
+                return too_large
+            try:
+                ask = schema.read(model, raw)
+                result = await asyncio.get_running_loop().run_in_executor(None, fn, ask)
+            except TournamentRunning as exc:
+                return answer(409, str(exc), confirm="replace")
             except (BoardError, ValueError) as exc:
-                return web.json_response({"ok": False, "error": str(exc)})
+                return answer(400, str(exc))
             return web.json_response({"ok": True, "results": result})
         return handler
 
-    def boards(data):
-        keys = data.get("boards")
-        if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
-            raise BoardError("boards must be a list of board keys, or null for every board.")
-        return keys
+    def chosen(ask):
+        """The boards a request names, refused as a whole (before anything changes) if one is
+        not in the room."""
+        room.chosen(ask.boards)
+        return ask.boards
 
-    def tournament(data):
-        players = data.get("players")
-        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise BoardError("players must be a list of names, such as [\"Ann\", \"Ben\"].")
-        rules = {k: data[k] for k in ("variant", "seeds") if data.get(k)}
-        t = Tournament(parse_players(players), data.get("style") or "round-robin",
-                       int(data.get("rounds") or 0), rules or None, int(data.get("cpu_level") or 1))
-        room.start_tournament(t, replace=data.get("replace") is True)
+    def tournament(ask):
+        t = Tournament(parse_players(ask.players), ask.style, ask.rounds or 0, ask.rules(),
+                       ask.cpu_level)
+        room.start_tournament(t, replace=ask.replace)
         room.on_change("", {})
         return {"rounds": t.total_rounds}
 
@@ -213,16 +207,16 @@ def make_app(room: Room) -> web.Application:
         web.get("/", grid), web.get("/snapshot", snap), web.get("/events", events),
         web.get("/board/{key}/", feature), web.get("/board/{key}/events", feature_events),
         web.get("/board/{key}/snapshot", feature_snapshot),
-        web.post("/api/settings", action(lambda d: room.apply(d, boards(d)))),
-        web.post("/api/start", action(lambda d: room.start_games(boards(d)))),
-        web.post("/api/pause", action(lambda d: room.pause(True, boards(d)))),
-        web.post("/api/resume", action(lambda d: room.pause(False, boards(d)))),
-        web.post("/api/lock", action(lambda d: room.lock_boards(True, boards(d)))),
-        web.post("/api/unlock", action(lambda d: room.lock_boards(False, boards(d)))),
-        web.post("/api/label", action(lambda d: {d.get("board"): room.label(str(d.get("board")), d.get("label"))})),
-        web.post("/api/tournament", action(tournament)),
-        web.post("/api/redeal", action(lambda d: {d.get("board"): room.redeal(str(d.get("board")))})),
-        web.post("/api/export", action(lambda d: {"folder": export.write(room)})),
+        web.post("/api/settings", action(schema.Settings, lambda a: room.apply(a.setting(), chosen(a)))),
+        web.post("/api/start", action(schema.Boards, lambda a: room.start_games(chosen(a)))),
+        web.post("/api/pause", action(schema.Boards, lambda a: room.pause(True, chosen(a)))),
+        web.post("/api/resume", action(schema.Boards, lambda a: room.pause(False, chosen(a)))),
+        web.post("/api/lock", action(schema.Boards, lambda a: room.lock_boards(True, chosen(a)))),
+        web.post("/api/unlock", action(schema.Boards, lambda a: room.lock_boards(False, chosen(a)))),
+        web.post("/api/label", action(schema.Label, lambda a: {a.board: room.label(a.board, a.label)})),
+        web.post("/api/tournament", action(schema.Tournament, tournament)),
+        web.post("/api/redeal", action(schema.Redeal, lambda a: {a.board: room.redeal(a.board)})),
+        web.post("/api/export", action(schema.Empty, lambda a: {"folder": export.write(room)})),
     ])
     return app
 

@@ -248,14 +248,30 @@ function chosen() {
   return Array.from(document.querySelectorAll(".tile")).filter(e => e.querySelector(".pick").checked).map(e => e.dataset.key);
 }
 
+// The hub's token, from the page the hub served: every POST carries it (hub/guard.py).
+const token = document.querySelector('meta[name="hub-token"]').content;
+
 async function post(path, body) {
-  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const r = await fetch(path, {method: "POST", body: JSON.stringify(body),
+                               headers: {"Content-Type": "application/json", "X-Hub-Token": token}});
   const a = await r.json();
   const out = document.getElementById("answer");
+  if (r.status === 409 && a.confirm === "replace") { askToReplace(path, body, a.error); return; }
   if (!a.ok) { out.textContent = a.error; return; }
   const bad = Object.entries(a.results).filter(([k, v]) => v !== "ok" && k !== "folder" && k !== "rounds");
   out.textContent = a.results.folder ? "Exported to " + a.results.folder :
     bad.length ? bad.map(([k, v]) => k + ": " + v).join("\n") : "Done.";
+}
+
+// A tournament is running: the teacher confirms before it is replaced (its games stay logged).
+function askToReplace(path, body, why) {
+  const d = document.getElementById("replace");
+  document.getElementById("replace-why").textContent = why;
+  document.getElementById("replace-yes").onclick = () => { d.close(); post(path, Object.assign({}, body, {replace: true})); };
+  document.getElementById("replace-no").onclick = () => {
+    d.close(); document.getElementById("answer").textContent = "The running tournament goes on.";
+  };
+  d.showModal();
 }
 
 document.getElementById("controls").addEventListener("click", (e) => {
