@@ -45,3 +45,31 @@ def test_a_restarted_room_has_its_tournament_and_setting_back(tmp_path):
     again = Room(str(tmp_path / "class"), [], usb=False)
     assert again.tournament.to_dict() == t.to_dict() and again.tournament.id == t.id
     assert again.setting == {"animation_ms": 0}
+
+
+def test_the_export_tells_two_tournaments_apart(tmp_path):
+    import csv
+    import json
+
+    from mancala import Game, Rules
+    from mancala_host.hub import export
+    from mancala_host.logs import gamelog
+
+    log = tmp_path / "board-b1.jsonl"
+    for tid in (1, 2):
+        rules = Rules.from_dict({"variant": "kalah", "seeds": 3}).to_dict()
+        game = gamelog.new_game({"profile": "duo"}, rules, [{"kind": "human"}] * 2, 0)
+        engine = Game(Rules.from_dict(rules), first=0)
+        engine.resign(0)
+        game["moves"] = [{"seat": 0, "resign": True}]
+        game["result"] = {"places": engine.to_dict()["places"], "stores": engine.to_dict()["stores"]}
+        game["tournament"] = {"id": tid, "round": 1, "players": ["Ann", "Ben"]}
+        gamelog.check_game(game)
+        with open(str(log), "a") as f:
+            f.write(json.dumps(game) + "\n")
+    out = export.write_folder(str(tmp_path), [{"key": "b1", "label": "", "port": "",
+                                               "status": "", "log": str(log)}], None)
+    with open(out + "/games.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["tournament"], r["round"], r["seat0"]) for r in rows] == [("1", "1", "Ann"),
+                                                                        ("2", "1", "Ann")]

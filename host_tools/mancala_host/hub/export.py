@@ -25,7 +25,8 @@ class Room(Protocol):
     def ordered(self) -> list[Any]: ...
 
 GAME_FIELDS = ("board", "label", "port", "started", "ended", "unfinished", "variant", "players",
-               "seeds", "first", "seat0", "seat1", "round", "moves", "stores", "places")
+               "seeds", "first", "seat0", "seat1", "tournament", "round", "moves", "stores",
+               "places")
 STANDING_FIELDS = ("place", "name", "played", "won", "drawn", "lost", "points", "stores",
                    "head_to_head")
 BOARD_FIELDS = ("board", "label", "port", "status", "games", "finished", "unfinished", "moves",
@@ -68,7 +69,8 @@ def write_folder(folder: str, boards: list[dict[str, Any]], standings: list[dict
                               "unfinished": gamelog.is_unfinished(g), "variant": r.get("variant"),
                               "players": r.get("players"), "seeds": r.get("seeds"), "first": g["first"],
                               "seat0": names[0], "seat1": names[1] if len(names) > 1 else "",
-                              "round": t.get("round", ""), "moves": len(g["moves"]),
+                              "tournament": t.get("id", ""), "round": t.get("round", ""),
+                              "moves": len(g["moves"]),
                               "stores": " ".join(map(str, g["result"]["stores"])),
                               "places": " ".join(map(str, places)) if not gamelog.is_unfinished(g) else ""})
         finished = sum(1 for g in games if not gamelog.is_unfinished(g))
