@@ -222,6 +222,31 @@ def test_a_folder_given_as_the_port_is_said_once(tmp_path, capsys):
     assert code == 1 and sentence.count(str(tmp_path)) == 1 and "is a folder, not a serial port" in sentence
 
 
+def test_every_fault_a_person_can_fix_has_one_root_said_in_one_place(monkeypatch, capsys):
+    """BoardError, the sim's UsageError and the hub's checks share MancalaError, and cli.main
+    alone turns each into its sentence and exit status."""
+    from mancala_host.errors import MancalaError
+    from mancala_host.hub.dealing import TournamentRunning
+    from mancala_host.hub.tournament import PlayersError, parse_players
+    from mancala_host.sim.errors import UsageError
+
+    for cls in (BoardError, UsageError, PlayersError, TournamentRunning):
+        assert issubclass(cls, MancalaError), cls
+    with pytest.raises(PlayersError, match="at least 2 players"):
+        parse_players(["Ann"])
+    for exc, said, code in ((UsageError("the link is taken"), "mancala-board sim: the link is taken", 2),
+                            (PlayersError("A tournament needs at least 2 players, got 1."),
+                             "A tournament needs at least 2 players, got 1.", 1),
+                            (BoardError("The board is gone.", exit_code=3), "The board is gone.", 3)):
+        def fail(args, exc=exc):
+            raise exc
+        monkeypatch.setitem(cli.COMMANDS, "info", (fail,) + cli.COMMANDS["info"][1:])
+        assert cli.main(["info"]) == code
+        assert capsys.readouterr().err == said + "\n"
+    assert cli.main(["sim", "--bogus"]) == 2  # the sim's own arguments: the same place
+    assert one_sentence(capsys.readouterr().err).startswith("mancala-board sim: ")
+
+
 def test_unknown_command_and_bad_seat(capsys):
     with pytest.raises(SystemExit):
         cli.main(["press", "x", "3"])

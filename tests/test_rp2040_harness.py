@@ -21,6 +21,7 @@ from boardsim import Board, read_back
 from conftest import ROOT
 from test_sim_helpers import one_sentence
 
+from mancala_host.commands import cli
 from mancala_host.sim import launcher, rp2040
 from mancala_host.sim.devices import Devices
 
@@ -42,7 +43,7 @@ needs_emulator = pytest.mark.skipif(
     (["--pace", "free"], "--pace needs --target rp2040"),
 ])
 def test_options_of_the_other_target_are_refused_in_one_sentence(capsys, args, says):
-    assert launcher.main(["--stdio"] + args) == 2
+    assert cli.main(["sim", "--stdio"] + args) == 2
     assert says in one_sentence(capsys.readouterr().err)
 
 
@@ -78,7 +79,7 @@ def test_a_missing_or_wrong_image_is_one_sentence(tmp_path, monkeypatch, capsys,
         folder = _mirror(tmp_path)
         os.remove(folder / rp2040.IMAGE)
     monkeypatch.setenv(rp2040.MIRROR_ENV, str(folder))
-    assert launcher.main(["--stdio", "--target", "rp2040", "--flash", str(tmp_path / "f")]) == 2
+    assert cli.main(["sim", "--stdio", "--target", "rp2040", "--flash", str(tmp_path / "f")]) == 2
     assert says in one_sentence(capsys.readouterr().err)
 
 

@@ -66,8 +66,8 @@ def echo_main(tmp_path):
 
 def sim_command(*args):
     """argv that runs `mancala-board sim ARGS` in a fresh Python, like the console script."""
-    code = ("import sys; from mancala_host.sim import launcher; "
-            "sys.exit(launcher.main(sys.argv[1:]))")
+    code = ("import sys; from mancala_host.commands import cli; "
+            "sys.exit(cli.main(['sim'] + sys.argv[1:]))")
     return [sys.executable, "-c", code] + list(args)
 
 

@@ -16,6 +16,7 @@ import serial
 from test_sim_helpers import ROOT, echo_main, one_sentence, sim_command, sim_env, start_sim
 from waits import HANG_S, wait_for
 
+from mancala_host.commands import cli
 from mancala_host.sim import launcher
 
 LIB = os.path.join(ROOT, "firmware", "lib")
@@ -35,14 +36,14 @@ def test_bad_arguments_give_one_sentence_and_exit_2(tmp_path, capsys, args, says
     argv = ["--stdio", "--main", echo_main(tmp_path)] + args
     if "--pty" in args:
         argv = args + ["--main", echo_main(tmp_path)]
-    assert launcher.main(argv) == 2
+    assert cli.main(["sim"] + argv) == 2
     assert says in one_sentence(capsys.readouterr().err)
 
 
 def test_a_flash_path_that_is_a_file_is_refused(tmp_path, capsys):
     blocker = tmp_path / "flash"
     blocker.write_text("not a directory")
-    code = launcher.main(["--stdio", "--main", echo_main(tmp_path), "--flash", str(blocker)])
+    code = cli.main(["sim", "--stdio", "--main", echo_main(tmp_path), "--flash", str(blocker)])
     assert code == 2
     assert "cannot use" in one_sentence(capsys.readouterr().err)
 
@@ -50,7 +51,7 @@ def test_a_flash_path_that_is_a_file_is_refused(tmp_path, capsys):
 def test_a_pty_link_over_a_regular_file_is_refused(tmp_path, capsys):
     existing = tmp_path / "port"
     existing.write_text("precious")
-    assert launcher.main(["--pty", str(existing), "--main", echo_main(tmp_path)]) == 2
+    assert cli.main(["sim", "--pty", str(existing), "--main", echo_main(tmp_path)]) == 2
     assert "not a symlink" in one_sentence(capsys.readouterr().err)
     assert existing.read_text() == "precious"
 

@@ -1,8 +1,10 @@
-"""The one exception a person sees: a fault told in one clear sentence.
+"""The one root of every fault a person sees: `MancalaError`, told in one clear sentence.
 
-Every module of the host tool raises `BoardError` (or a subclass) for anything a person can
-cause or fix: a missing port, a silent board, a bad log line. `cli.main` prints its message
-and exits non-zero, so nobody ever sees a traceback.
+Every module of the host tool raises a subclass for anything a person can cause or fix:
+`BoardError` for the board, its line and its files (a missing port, a silent board, a bad log
+line), `UsageError` (sim/errors.py) for the virtual board's arguments and setup, and the
+hub's checks of a tournament (hub/tournament.py). `cli.main` is the one place that turns each
+into its sentence on stderr and its exit status, so nobody ever sees a traceback.
 """
 
 from __future__ import annotations
@@ -10,15 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 
-class BoardError(Exception):
-    """A fault with a message meant for a person. `exit_code` is what the CLI returns."""
+class MancalaError(Exception):
+    """A fault with a message meant for a person: one sentence. `exit_code` is what the CLI
+    returns, `prefix` what it says before the sentence (the command that speaks, if any)."""
 
     exit_code = 1
+    prefix = ""
 
     def __init__(self, message: str, exit_code: int | None = None) -> None:
         Exception.__init__(self, message)
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+class BoardError(MancalaError):
+    """A fault of the board, its line or its files (logs, images, profiles)."""
 
 
 class PortLost(BoardError):

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from ..errors import BoardError
+from ..errors import MancalaError
 
 
 def _board_command(name):
@@ -290,10 +290,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.colour is None:
             args.colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         return args.handler(args)
-    except BoardError as exc:
+    except MancalaError as exc:  # every fault a person can fix: its one sentence, here only
         if debug:
             raise
-        print(str(exc), file=sys.stderr)
+        print(exc.prefix + str(exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..errors import MancalaError
+
 GAP = "CPU"
 
 
@@ -28,24 +30,28 @@ class Player:
         return {"kind": "human"} if self.level is None else {"kind": "cpu", "level": self.level}
 
 
+class PlayersError(MancalaError, ValueError):
+    """A list of players the hub cannot run a tournament for, in one sentence."""
+
+
 def parse_players(texts: list[str]) -> list[Player]:
-    """Player entries from 'Ann' or 'Bot=cpu2'; ValueError in one sentence."""
+    """Player entries from 'Ann' or 'Bot=cpu2'; PlayersError (a ValueError) in one sentence."""
     players, names = [], set()
     for text in texts:
         name, _, kind = (t.strip() for t in text.partition("="))
         if not name:
-            raise ValueError("A player needs a name: %r has none." % text)
+            raise PlayersError("A player needs a name: %r has none." % text)
         if name == GAP or name in names:
-            raise ValueError("Each player needs a name of their own: %r is taken." % name)
+            raise PlayersError("Each player needs a name of their own: %r is taken." % name)
         level = None
         if kind:
             if not (kind.startswith("cpu") and kind[3:].isdigit() and 1 <= int(kind[3:]) <= 5):
-                raise ValueError("%r: after '=' write cpu1 to cpu5 (the CPU plays for %s)." % (text, name))
+                raise PlayersError("%r: after '=' write cpu1 to cpu5 (the CPU plays for %s)." % (text, name))
             level = int(kind[3:])
         names.add(name)
         players.append(Player(name, level))
     if len(players) < 2:
-        raise ValueError("A tournament needs at least 2 players, got %d." % len(players))
+        raise PlayersError("A tournament needs at least 2 players, got %d." % len(players))
     return players
 
 

@@ -130,12 +130,10 @@ def run_stdio(setup: Setup) -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for `mancala-board sim ...`; returns the exit code."""
+    """`mancala-board sim ...`: returns the exit code; a UsageError goes up to cli.main, which
+    says every fault in its one sentence."""
     try:
         args = _parser().parse_args(sys.argv[1:] if argv is None else list(argv))
-    except UsageError as e:
-        sys.stderr.write("mancala-board sim: %s\n" % e)
-        return 2
     except SystemExit as e:          # --help
         return e.code if isinstance(e.code, int) else 0
     setup = None
@@ -147,9 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pty:
             return serve.run_pty(setup, args.pty)
         return serve.run_view(setup, args.link or DEFAULT_LINK)
-    except UsageError as e:
-        sys.stderr.write("mancala-board sim: %s\n" % e)
-        return 2
     finally:
         if setup is not None:
             setup.cleanup()
