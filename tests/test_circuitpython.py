@@ -756,6 +756,47 @@ def test_sowings_animate_to_the_state_on_the_rings(tmp_path):
         board.close()
 
 
+# ------------------------------------------------------------------ the games handed over
+@needs_circuitpython
+def test_ids_moves_and_the_last_finished_game_through_a_power_cut(tmp_path):
+    """Protocol version 2 on this edition: the board's id is its flash chip's (the emulated
+    chip's, kept beside the flash), game ids count on through a power cut, state since k,
+    and the last finished game, kept in the nvm sector beside the settings and the game,
+    comes back after the cut. The MicroPython edition's are tests/test_board_record.py."""
+    from test_board_record import POSITION, replay
+
+    flash = tmp_path / "flash"
+    board = circuitpython_board(flash, "duo")
+    try:
+        hello = board.ok("hello")
+        assert hello["protocol"] == 2 and {"games", "game"} <= set(hello["commands"])
+        assert hello["board_id"] == (flash / ".unique_id").read_bytes().hex()
+        assert board.boot["game"] == 1
+        board.ok("set_config", config={"animation_ms": 0})
+        first = board.ok("new_game", state=POSITION)["game"]
+        board.ok("press", pit=6)
+        board.ok("press", pit=1)
+        since = board.ok("state", since=1)
+        assert (first, since["history"], since["base"]) == (2, "1", POSITION)
+        board.ok("resign", seat=1)
+        assert board.wait_event("game_over")["game"] == first
+        board.ok("new_game", rules={"variant": "kalah"})
+        board.ok("press", pit=3)
+        board.ok("resign", seat=0)
+        done = board.ok("game", game=3)
+        assert (done["history"], replay(done).to_dict()) == ("3A", done["state"])
+        assert [g["game"] for g in board.ok("games")["games"]] == [3]  # the last one only
+        assert board.request("game", game=first)["error"]["code"] == "unknown_game"
+        board.kill()  # a power cut
+        board.start()
+        assert board.boot["game"] == 3 and board.ok("hello")["board_id"] == hello["board_id"]
+        assert board.ok("game", game=3) == dict(done, id=board._id)
+        assert board.ok("new_game")["game"] == 4
+        assert not [line for line in board.other if "Traceback" in line], board.other
+    finally:
+        board.close()
+
+
 # ------------------------------------------------------------------ Ctrl-C and the REPL
 @needs_circuitpython
 def test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game(tmp_path):

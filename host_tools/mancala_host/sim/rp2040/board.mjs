@@ -6,6 +6,7 @@
 import { RP2040 } from 'rp2040js';
 import { FaultModel } from './faults.mjs';
 import { FLASH_BASE, FlashTraps, PowerCuts } from './flash.mjs';
+import { modelUniqueId } from './flash_id.mjs';
 import { DeviceWire, I2CTargets, IrqLine, SoftLines } from './i2c_bus.mjs';
 import { PioClock } from './leds.mjs';
 import { SerialLine } from './usb_serial.mjs';
@@ -51,7 +52,7 @@ const REASON_FORCE = 2;
 
 export class Board {
   /**
-   * opts: bootrom (Uint32Array), flash (FlashFile), startNanos, i2c {id, sda, scl} or null,
+   * opts: bootrom (Uint32Array), flash (FlashFile), uniqueId (the flash chip's 8 bytes), startNanos, i2c {id, sda, scl} or null,
    * irqPin (the MPR121s' IRQ line) or null,
    * wireSpec (MANCALA_SIM_BUS) or null, resetReason (0 = power-on), scratch (Uint32Array),
    * onSerial(bytes), onTaken(bytes), onFrame(pin, bytes, strayBits, tNanos), log(text),
@@ -64,6 +65,7 @@ export class Board {
     mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => opts.log(`${tag}: ${msg}`) };
     mcu.loadBootrom(opts.bootrom);
     opts.flash.loadInto(mcu);
+    modelUniqueId(mcu, opts.uniqueId);
     modelI2CResets(mcu);
     this.faults = new FaultModel(mcu, opts.onHardFault);
     this.mcu = mcu;

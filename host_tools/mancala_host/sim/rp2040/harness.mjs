@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { Board } from './board.mjs';
 import { Fault } from './faults.mjs';
 import { FlashFile, PowerCuts, readUF2 } from './flash.mjs';
+import { uniqueId } from './flash_id.mjs';
 import { LineSplitter, Trace } from './trace.mjs';
 
 const CHUNK_NS = 2e6;        // emulated time run between looks at the host's I/O
@@ -79,11 +80,13 @@ function main() {
   let blocks;
   let flash;
   let cuts;
+  let chipId;
   try {
     const rom = fs.readFileSync(opts.bootrom);
     bootrom = new Uint32Array(rom.buffer, rom.byteOffset, rom.length >> 2);
     blocks = readUF2(opts.image);
     flash = new FlashFile(opts.flash, blocks);
+    chipId = uniqueId(opts.flash);
     cuts = new PowerCuts(process.env.MANCALA_SIM_POWER_CUTS);
   } catch (e) {
     fail(e.code ? `${e.path || ''}: ${e.code}` : e.message);
@@ -141,7 +144,7 @@ function main() {
     cuts.powerUp();
     return new Board({
       cuts,
-      bootrom, flash, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
+      bootrom, flash, uniqueId: chipId, startNanos, i2c: opts.i2c, irqPin: opts.irqPin, wireSpec: process.env.MANCALA_SIM_BUS,
       wire: board ? board.wire : null, resetReason: reset ? reset.resetReason : 0,
       scratch: reset ? reset.scratch : null, onSerial, onTaken: (bytes) => inLines.push(bytes),
       onFrame, log, onHardFault: hardFault,
