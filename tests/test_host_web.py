@@ -212,6 +212,33 @@ def test_the_page_fills_the_window_without_overlaps(tmp_path, browser, profile, 
         sim.stop()
 
 
+def test_a_square_board_stands_in_the_middle_until_the_first_note(tmp_path, browser):
+    """The quad page at 1280x720 used only the left half of the screen before the first move:
+    the board sat in its column beside an empty notes column. At projector sizes it now
+    stands in the middle, as big as the height allows, and moves aside for the notes."""
+    sim, web, url = board_with_web(tmp_path, "quad", ["rules.variant=basic", "rules.players=4",
+                                                      "rules.pits=6"], "--control", "--stone-ms", "20")
+    where = "return (b => [b.left, b.top, b.right, b.bottom])(document.getElementById('%s').getBoundingClientRect());"
+    try:
+        browser.get(url)
+        wait_for("the board on the page", lambda: len(counts(browser)) == 28)
+        for width, height in ((1280, 720), (1920, 1080)):
+            resize(browser, width, height)
+            left, top, right, bottom = browser.execute_script(where % "board")
+            assert abs(left - (width - right)) <= 0.02 * width, (width, left, right)
+            assert bottom - top >= 0.8 * height and right - left >= 0.45 * width
+        seq = play_seeded(url, 4, 1)
+        wait_for("the page to show the move", lambda: page_done(browser, seq))
+        for width, height in ((1280, 720), (1920, 1080)):
+            resize(browser, width, height)
+            board = browser.execute_script(where % "board")
+            notes = browser.execute_script(where % "notes")
+            assert board[0] <= 0.05 * width and notes[0] > board[2] and notes[2] >= 0.95 * width
+    finally:
+        stop_web(web)
+        sim.stop()
+
+
 # Logs every count the page shows, in order, and which rings flash together. Records may
 # come in batches, so each is read from the mutation itself (the text node it added; the
 # class it replaced), never from the element as it is by the time the observer runs.

@@ -167,8 +167,11 @@ function fit() {
   const sBelow = Math.min(aw / vb.w, (ah - belowH - gap) / vb.h);
   const board = document.getElementById("board"), notes = document.getElementById("notes");
   if (sSide > sBelow) {
+    // Until the first note the board stands in the middle of the screen, not in a column
+    // beside an empty one (a square board on a wide screen used only its left half).
     const bw = vb.w * sSide, bh = vb.h * sSide;
-    Object.assign(board.style, {left: pad + "px", top: (pad + (ah - bh) / 2) + "px", width: bw + "px", height: bh + "px"});
+    const left = notes.querySelector("p") ? pad : pad + (aw - bw) / 2;
+    Object.assign(board.style, {left: left + "px", top: (pad + (ah - bh) / 2) + "px", width: bw + "px", height: bh + "px"});
     Object.assign(notes.style, {left: (pad + bw + gap) + "px", top: pad + "px", width: (aw - bw - gap) + "px", height: ah + "px"});
   } else {
     const bw = vb.w * sBelow, bh = vb.h * sBelow;
@@ -318,6 +321,7 @@ function sow(before, rec, ms, snap) {
 const SEAT_WORD = /\b([Ss]eat) (\d)\b/g;
 function notesHtml(list) {
   const notes = document.getElementById("notes");
+  const had = notes.querySelector("p") !== null;
   notes.innerHTML = "";
   list.slice().reverse().forEach((text, i) => {
     const p = document.createElement("p");
@@ -336,7 +340,7 @@ function notesHtml(list) {
     p.appendChild(document.createTextNode(text.slice(at)));
     notes.appendChild(p);
   });
-  fitNewest();
+  if (had !== list.length > 0) fit(); else fitNewest();  // the first note: the board moves aside
 }
 function press(seat, pit) {
   fetch("/press", {method: "POST", headers: {"Content-Type": "application/json"},
