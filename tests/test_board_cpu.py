@@ -13,11 +13,11 @@ from mancala_fw.app.hardware import NullDisplay
 from boardsim import Board, PROFILES
 
 
-def _app(tmp_path, seats, limit=0):
+def _app(tmp_path, seats, limit=0, irq=None):
     events = []
     app = App(profiles.load(os.path.join(PROFILES, "duo.json")), NullDisplay(),
               lambda name, fields: events.append(dict(fields, event=name)),
-              str(tmp_path) + os.sep)  # the App's files go into the test's directory
+              str(tmp_path) + os.sep, irq)  # the App's files go into the test's directory
     app.boot()
     app.set_config({"seats": seats, "move_time_limit": limit, "animation_ms": 0}, "test")
     app.new_game("test", {"variant": "kalah"}, 0)
@@ -58,7 +58,7 @@ def test_timer_plays_for_an_absent_person(tmp_path):
     t0 = 10000
     app.autoplay.changed(t0)
     app.tick(t0 + 20000)
-    assert app.autoplay.seconds_left(t0 + 20000) == 10
+    assert app.autoplay.seconds_left(t0 + 20000, app.session.game, app.config) == 10
     assert not [e for e in events if e["event"] == "move"]
     _run(app, t0 + 30000, 3000)
     (move,) = [e for e in events if e["event"] == "move"]
@@ -96,7 +96,7 @@ def test_a_serial_hint_while_the_cpu_thinks_is_the_move_it_plays(tmp_path, monke
     app.press(0, 1, "serial")
     app.tick(0)  # the CPU starts thinking
     assert app.autoplay.search is not None and not app.autoplay.hinting
-    app.autoplay.start_hint("serial", "h")
+    app.hint("serial", "h")
     assert app.autoplay.hinting is None  # no second search: the hint waits for the CPU's
     _run(app, 10, 3000)
     kinds = [e["event"] for e in events]
@@ -108,7 +108,7 @@ def test_a_serial_hint_while_the_cpu_thinks_is_the_move_it_plays(tmp_path, monke
 
 def test_a_failing_search_still_answers_the_serial_hint(tmp_path):
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
-    app.autoplay.start_hint("serial", 9)
+    app.hint("serial", 9)
 
     def broken(ms):
         raise MemoryError("no heap")
@@ -150,7 +150,7 @@ def test_a_hint_whose_search_cannot_start_is_answered_once(tmp_path, monkeypatch
 
 def test_the_board_menu_drops_a_serial_hint(tmp_path):
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
-    app.autoplay.start_hint("serial", 3)
+    app.hint("serial", 3)
     store = app.seating.store(1)
     app.touch("press", store, 0)
     app.touch("long", store, 1000)  # the menu opens
@@ -396,19 +396,18 @@ class _Pin:
 
 
 def _thinking(tmp_path, monkeypatch):
-    """An app whose CPU seat (level 5) is thinking, the pads' IRQ line wired to it as
-    app.loop wires it, and a clock that stands still: a slice then ends only when the
+    """An app whose CPU seat (level 5) is thinking, the pads' IRQ line handed to it as
+    app.boot hands it over, and a clock that stands still: a slice then ends only when the
     search is done or paused."""
     import mancala.cpu
     import mancala.negamax
     from drivers.irqline import IrqLine
     monkeypatch.setattr(mancala.cpu, "ticks_ms", lambda: 5000)
     monkeypatch.setattr(mancala.negamax, "ticks_ms", lambda: 5000)
-    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}])
     pin = _Pin()
     irq = IrqLine(pin)
-    app.autoplay.irq = irq
-    irq.on_edge = app.autoplay.pause
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 5}], irq=irq)
+    assert irq.on_edge == app.autoplay.pause
     app.press(0, 1, "serial")
     return app, events, pin, irq
 
@@ -472,3 +471,133 @@ def test_without_an_irq_line_the_search_runs_its_slices(tmp_path, monkeypatch):
     for t in range(0, 50, 10):
         app.tick(t)
     assert steps == [autoplay.SLICE_MS] * 5
+
+
+# ------------------------------------------------------------------ take-back against the CPU
+def _until_the_person_is_to_move(app, events, t):
+    """Ticks until the CPU seat (seat 1) has replied and seat 0 is to move again."""
+    while app.session.game.turn != 0 and t < 10 ** 6:
+        app.tick(t)
+        t += 10
+    assert app.session.game.turn == 0
+    return t
+
+
+def test_a_take_back_against_the_cpu_goes_back_to_the_persons_move(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 3}])
+    start = app.state()
+    app.press(0, 4, "pad")  # 4 stones from pit 4 end on seat 1's side: the CPU to move
+    t = _until_the_person_is_to_move(app, events, 0)
+    replies = [e for e in events if e["event"] == "move" and e["by"] == "cpu"]
+    assert replies
+    del events[:]
+    store = app.seating.store(0)
+    app.touch("double", store, t)  # the double tap on a store
+    undos = [e for e in events if e["event"] == "undo"]
+    # one undo event for each move taken back, the CPU's replies first, ending at the start
+    assert len(undos) == len(replies) + 1 and undos[-1]["state"] == start
+    assert [u["state"]["turn"] for u in undos] == [r["seat"] for r in replies[::-1]] + [0]
+    assert app.state() == start and app.session.moves == bytearray()
+    # the CPU waits for the person: it does not play its reply again
+    _run(app, t, 10000)
+    assert not [e for e in events if e["event"] == "move"]
+    app.press(0, 1, "pad")
+    _until_the_person_is_to_move(app, events, t + 10000)
+    assert [e["by"] for e in events if e["event"] == "move"][0] == "human"
+
+
+def test_a_take_back_before_any_person_has_moved_changes_nothing(tmp_path):
+    # The CPU opens: there is no move of a person's to go back to, and the game stays.
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "cpu", "level": 1}])
+    app.new_game("test", first=1)
+    _until_the_person_is_to_move(app, events, 0)
+    before = app.state()
+    moves = bytes(app.session.moves)
+    del events[:]
+    from mancala_fw.protocol import CommandError
+    with pytest.raises(CommandError) as e:
+        app.undo("serial")
+    assert e.value.code == "nothing_to_undo" and "No person has moved" in e.value.message
+    assert app.state() == before and bytes(app.session.moves) == moves and events == []
+
+
+def test_a_take_back_in_a_demo_pauses_it_and_demo_on_goes_on(tmp_path):
+    app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
+    app.set_demo(True, "test", 7)
+    t = 0
+    while len([e for e in events if e["event"] == "move"]) < 4:
+        app.tick(t)
+        t += 10
+    before = app.session.game.copy()
+    before.undo()
+    del events[:]
+    app.undo("serial")  # a game no person plays: the last move, and the demo stops there
+    assert [e["event"] for e in events] == ["undo"]
+    assert app.state() == before.to_dict() and app.autoplay.demo
+    _run(app, t, 20000)
+    assert [e["event"] for e in events] == ["undo"]
+    app.set_demo(True, "serial")  # demo on again: it goes on from there
+    assert events[-1]["event"] == "demo" and events[-1]["on"] is True
+    _run(app, t + 20000, 2000)
+    assert [e for e in events if e["event"] == "move"]
+
+
+def test_a_take_back_in_a_cpu_only_game_holds_the_cpu_until_the_seats_change(tmp_path):
+    cpus = [{"kind": "cpu", "level": 1}, {"kind": "cpu", "level": 1}]
+    app, events = _app(tmp_path, cpus)
+    t = 0
+    while len([e for e in events if e["event"] == "move"]) < 3:
+        app.tick(t)
+        t += 10
+    moves = len(app.session.moves)
+    app.undo("pad")
+    assert len(app.session.moves) == moves - 1
+    del events[:]
+    _run(app, t, 10000)
+    assert events == []
+    app.set_config({"seats": [{"kind": "cpu", "level": 2}, cpus[1]]}, "test")
+    _run(app, t + 10000, 1000)
+    assert [e for e in events if e["event"] == "move"]
+
+
+def test_a_person_takes_back_a_move_against_the_cpu_on_the_virtual_board():
+    """The unix port's board, seat 1 the CPU's: seat 0 plays pit 4 by touch and the CPU
+    replies; a double tap on seat 0's store takes back both, and the CPU waits (the next
+    move is the person's). Then the same over the serial line's `undo`."""
+    from mancala_fw import profile as profiles
+    duo = profiles.load(os.path.join(PROFILES, "duo.json"))
+    kalah = profiles.seating(duo, 2, 6)
+    with Board("duo", touch=True) as b:
+        b.ok("set_config", config={"seats": [{"kind": "human"}, {"kind": "cpu", "level": 3}],
+                                   "animation_ms": 0})
+        start = b.ok("new_game", rules={"variant": "kalah"}, first=0)["state"]
+        b.take_events()
+
+        def person_then_cpu(pit, by_pad):
+            if by_pad:
+                b.touch(*duo.pad[kalah.position(0, pit)])
+            else:
+                b.ok("press", pit=pit)
+            move = b.wait_event("move")
+            assert (move["seat"], move["by"]) == (0, "human") and move["state"]["turn"] == 1
+            replies = []
+            while move["state"]["turn"] != 0:
+                move = b.wait_event("move")
+                assert move["by"] == "cpu"
+                replies.append(move)
+            b.take_events()
+            return replies
+
+        replies = person_then_cpu(4, True)
+        b.touch(*duo.pad[kalah.store(0)], taps=2)
+        undos = [b.wait_event("undo") for _ in range(len(replies) + 1)]
+        assert undos[-1]["state"] == start and undos[-1]["source"] == "pad"
+        assert b.ok("state")["state"] == start
+        # the CPU waits: the next move is the person's
+        replies = person_then_cpu(2, True)
+        answer = b.ok("undo")  # its events come before its answer
+        undos = b.take_events("undo")
+        assert len(undos) == len(replies) + 1 and b.take_events() == []
+        assert answer["state"] == undos[-1]["state"] == start
+        assert undos[-1]["source"] == "serial"
+        assert person_then_cpu(1, False)  # the next move is the person's again

@@ -28,16 +28,9 @@ needs_circuitpython = pytest.mark.skipif(
     reason="the CircuitPython image (MANCALA_RP2_MIRROR) or rp2040js (make rp2040) is missing")
 
 
-class _Session:
-    def __init__(self):
-        self.game = Game(Rules.from_dict({"variant": "kalah"}))
-
-
-class _App:
-    """What Autoplay's searches read of the app: the game to move in."""
-
-    def __init__(self):
-        self.session = _Session()
+def _autoplay():
+    """An Autoplay and a game for it to search."""
+    return autoplay.Autoplay(None, None), Game(Rules.from_dict({"variant": "kalah"}))
 
 
 def test_micropython_and_cpython_keep_level_5():
@@ -46,20 +39,20 @@ def test_micropython_and_cpython_keep_level_5():
 
 def test_a_level_5_seat_and_a_hint_search_at_the_cap(monkeypatch):
     monkeypatch.setattr(autoplay, "STRONGEST_LEVEL", 4)
-    play = autoplay.Autoplay(_App())
-    seat = play._search(play.app.session.game, 5)
+    play, game = _autoplay()
+    seat = play._search(game, 5)
     assert (seat.maxd, seat.tt) == (LEVEL_4_PLIES, None)
-    play.start_hint("serial", 1)
+    play.start_hint(game, "serial", 1)
     assert play.hinting == "serial"
     assert (play.search.maxd, play.search.tt) == (LEVEL_4_PLIES, None)
     # Levels under the cap are played as set.
-    assert play._search(play.app.session.game, 3).maxd == 2
+    assert play._search(game, 3).maxd == 2
 
 
 def test_without_the_cap_level_5_searches_with_its_table():
     # The other side of the test above: what the cap takes away is there without it.
-    play = autoplay.Autoplay(_App())
-    seat = play._search(play.app.session.game, 5)
+    play, game = _autoplay()
+    seat = play._search(game, 5)
     assert seat.maxd > LEVEL_4_PLIES and seat.tt is not None
 
 
@@ -89,7 +82,7 @@ during = gc.mem_free()
 memory = play.memory
 plies = [len(memory.dep), len(memory.mv), len(memory.board.sb)]
 play.changed(0)
-play.start_hint("pad")
+play.start_hint(app.session.game, "pad")
 hint = play.search
 print("probe: " + json.dumps({"cap": autoplay.STRONGEST_LEVEL, "seat": [seat.maxd, seat.tt is None],
                   "hint": [hint.maxd, hint.tt is None], "kept": free - during,

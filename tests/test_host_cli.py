@@ -89,6 +89,18 @@ def test_dotted_keys_merge_over_current_config():
     assert sub == {"rotate_starter": False, "brightness": 80}
 
 
+def test_a_seat_whose_kind_changes_drops_the_old_kinds_keys():
+    # A CPU seat turned back into a person's: its level goes with it (the board refused
+    # {"kind": "human", "level": 3}); the same kind keeps its level.
+    cpus = dict(CONFIG, seats=[{"kind": "cpu", "level": 2}, {"kind": "cpu", "level": 4}])
+    sub = configkeys.build_subset(cpus, ["seats.0.kind=human", "seats.1.kind=human"])
+    assert sub == {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    sub = configkeys.build_subset(cpus, ["seats.1.kind=cpu"])
+    assert sub == {"seats": [{"kind": "cpu", "level": 2}, {"kind": "cpu", "level": 4}]}
+    sub = configkeys.build_subset(CONFIG, ["seats.1.level=5", "seats.1.kind=cpu"])
+    assert sub == {"seats": [{"kind": "human"}, {"kind": "cpu", "level": 5}]}
+
+
 @pytest.mark.parametrize("pair, words", [
     ("brightness", "is not key=value"),
     ("seats.5.kind=cpu", "entries 0 to 1"),

@@ -188,6 +188,15 @@ def test_config_show_set_reset(sim, capsys):
     code, out, err = mb(capsys, sim, "config", "set", "rules.preset=kalah-empty-capture", "seats.1.kind=human")
     assert code == 0, err
     assert 'rules.capture="always"' in out and "rules.wipeout_capture=false" in out
+    # a CPU seat turned back into a person's, as a newcomer writes it
+    code, out, err = mb(capsys, sim, "config", "set", "seats.0.kind=cpu", "seats.0.level=2")
+    assert code == 0 and 'seats.0.kind="cpu"' in out, err
+    code, out, err = mb(capsys, sim, "config", "set", "seats.0.kind=human", "seats.1.kind=human")
+    assert code == 0 and 'seats.0.kind="human"' in out and "seats.0.level" not in out, err
+    # ... or with its level set to null, as the board now takes it
+    assert mb(capsys, sim, "config", "set", "seats.1.kind=cpu")[0] == 0
+    code, out, err = mb(capsys, sim, "config", "set", "seats.1.level=null", "seats.1.kind=human")
+    assert code == 0 and 'seats.1.kind="human"' in out, err
     code, out, err = mb(capsys, sim, "config", "reset")
     assert code == 0 and "brightness=40" in out and 'rules.capture="nonempty"' in out
 

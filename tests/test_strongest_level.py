@@ -44,7 +44,7 @@ def test_the_hint_is_a_search_at_the_strongest_level(tmp_path, monkeypatch, stro
     assert autoplay.STRONGEST_LEVEL == autoplay.CPU_LEVELS == 5
     monkeypatch.setattr(autoplay, "STRONGEST_LEVEL", strongest)
     app, _ = _app(tmp_path)
-    app.autoplay.start_hint()
+    app.hint("pad")
     search = app.autoplay.search
     assert app.autoplay.hinting == "pad"
     assert (search.maxd, search.tt is not None) == (plies, table)
@@ -207,3 +207,13 @@ def test_a_moves_budget_starts_once_the_cpu_is_loaded(tmp_path, monkeypatch):
         app.tick(t)
     (move,) = [e for e in events if e["event"] == "move"]
     assert move["by"] == "timeout" and move["think_ms"] == 7
+
+
+def test_a_human_seat_takes_a_level_of_null_and_refuses_any_other():
+    # null is a level unset, as a host turning a CPU seat back into a person's may send it
+    old = config.defaults(DUO)
+    new, _ = config.check(old, {"seats": [{"kind": "human", "level": None}]}, DUO)
+    assert new["seats"][0] == {"kind": "human"}
+    with pytest.raises(ValueError) as e:
+        config.check(old, {"seats": [{"kind": "human", "level": 3}]}, DUO)
+    assert str(e.value) == "seats[0]: a human seat takes only \"kind\", not level."

@@ -6,7 +6,9 @@ as JSON where they parse (5, true, "x", {...}) and as plain words otherwise (cpu
 The board replaces `rules` whole (docs/protocol.md §4), so a person's `rules.seeds=5` is laid
 over the current rules; once `rules.variant` or `rules.preset` is given, the rules start from
 nothing but the given keys, because the old variant's options would not fit the new one.
-Lists (`seats`) are sent whole with the named entries changed.
+Lists (`seats`) are sent whole with the named entries changed; a seat whose `kind` changes
+starts from nothing but the given keys, so `seats.0.kind=human` turns a CPU seat back into a
+person's without its old `level`.
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ def build_subset(current: dict[str, Any], args: Sequence[str]) -> dict[str, Any]
     fresh_rules = any(p[0] == "rules" and len(p) > 1 and p[1] in ("variant", "preset") for p, _ in pairs)
     if "rules" in touched and fresh_rules:
         work["rules"] = {}
+    for path, value in pairs:
+        if len(path) == 3 and path[0] == "seats" and path[2] == "kind" and path[1].isdigit():
+            seats = work.get("seats")
+            i = int(path[1])
+            if isinstance(seats, list) and i < len(seats) and isinstance(seats[i], dict) \
+                    and seats[i].get("kind") != value:
+                seats[i] = {}  # another kind of seat: the old kind's keys do not fit it
     for path, value in pairs:
         shown = ".".join(path) + "=" + json.dumps(value)
         if len(path) > 1 and path[0] not in work:

@@ -13,7 +13,10 @@ app.menu holds the board-only settings menu, imported when a menu opens and forg
 closes (its heap is the game's the rest of the time); app.config, which checks config
 changes, is loaded the same way for each check. The CPU player is loaded once a seat is the
 CPU's (at boot, by a config change or the menu, or demo mode: app.autoplay.prepare), so that
-its first move does not wait for it. The main loop lives in app.loop; main() below builds
+its first move does not wait for it. Neither the CPU player (app.autoplay) nor the menu holds
+the app: each is handed what it reads, and says what it wants done (play this pit, start the
+next game, show a hint; close, resign, start the chosen game, ...), which App does, so every
+change takes the one way above. The main loop lives in app.loop; main() below builds
 everything from the profile and runs it.
 """
 
@@ -22,7 +25,7 @@ from mancala import IllegalMove
 
 from mancala_fw import storage, forget
 from mancala_fw.app.session import Session
-from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL
+from mancala_fw.app.autoplay import Autoplay, DEMO_LEVEL, PLAY, NEXT_GAME, HINT
 from mancala_fw.app.heap import sample as sample_heap, collect_if_due
 from mancala_fw.protocol import CommandError, ILLEGAL_MOVE, NOTHING_TO_UNDO, BAD_CONFIG
 
@@ -30,12 +33,16 @@ FIRMWARE_VERSION = "0.1.0"
 SETTINGS_FILE = "settings.json"
 GAME_FILE = "game.json"
 SETTINGS_FORMAT = "mancala-settings"
+NO_MOVE = "There is no move in this game to take back."
+NO_PERSON = "No person has moved in this game yet, so there is nothing to take back."
 
 
 class App:
-    def __init__(self, profile, display, emit, flash=""):
+    def __init__(self, profile, display, emit, flash="", irq=None):
         """profile: the checked board profile; display: see app.hardware.NullDisplay for the
-        calls used; emit(name, fields) sends an event; flash: directory prefix for files."""
+        calls used; emit(name, fields) sends an event; flash: directory prefix for files;
+        irq: the pads' IRQ line where the profile wires it (app.boot hands it over), which
+        ends a CPU search slice at a touch (app.autoplay)."""
         self.profile = profile
         self.display = display
         self.emit = emit
@@ -50,7 +57,7 @@ class App:
         self.session = None  # type: Session | None  # boot() makes it
         self.seating = None  # the profile's Seating of the game in progress, from boot()
         self.menu = None
-        self.autoplay = Autoplay(self)
+        self.autoplay = Autoplay(emit, self.log, flash, irq)
         # display.lift(pos) shows a touched legal pit emptied at once; a display
         # without it (app.hardware.NullDisplay) shows the move from play() alone.
         self._lift = getattr(display, "lift", None)
@@ -71,6 +78,10 @@ class App:
 
     def log(self, level, message):
         self.emit("log", {"level": level, "message": message})
+
+    def hint(self, source, rid=None):
+        """Starts a hint for the seat to move (Autoplay.start_hint)."""
+        self.autoplay.start_hint(self._game_on().game, source, rid)
 
     def _use(self, session):
         """Makes session the game in progress (ValueError if this board cannot seat it)."""
@@ -136,7 +147,7 @@ class App:
             self.apply_display_settings()
             self.emit("config", {"config": new, "source": source})
             if seats or players:
-                self.autoplay.prepare(new["seats"])
+                self.prepare_cpu()
 
     def _check(self, patch):
         """app.config.check on the current config; the module is loaded for it and then
@@ -146,6 +157,15 @@ class App:
         finally:
             if self.menu is None:
                 forget("mancala_fw.app.config")
+
+    def prepare_cpu(self):
+        """Loads the CPU now if a seat of this game or the next is the CPU's
+        (Autoplay.prepare)."""
+        players = self.config["rules"]["players"]
+        session = self.session
+        if session is not None and session.game.players > players:
+            players = session.game.players
+        self.autoplay.prepare(self.config["seats"], players)
 
     def apply_display_settings(self):
         c = self.config
@@ -254,18 +274,27 @@ class App:
         return record
 
     def undo(self, source):
+        """A take-back: back to the last move a person made, with the CPU's replies after it
+        (Autoplay.take_back says what it takes back). Shows and saves the position it goes
+        back to, then sends an `undo` event for each move taken back. Returns the state."""
         self.display.finish()
-        was_over = self._game_on().game.over
-        if not self._game_on().undo():
-            raise CommandError(NOTHING_TO_UNDO, "There is no move in this game to take back.")
+        session = self._game_on()
+        was_over = session.game.over
+        seats = self.config["seats"]
+        states = []  # type: list
+        a = self.autoplay
+        if not a.take_back(session, seats, states):
+            raise CommandError(NOTHING_TO_UNDO, NO_PERSON if len(session.moves) else NO_MOVE)
         self.close_menu()
-        state = self.state()
+        state = states[-1]
         self.display.set_state(state)
-        self.autoplay.changed(ticks_ms())
+        # a game no person plays: the CPU waits rather than play the move again
+        a.changed(ticks_ms(), not a.persons(seats, session.game.players))
         self._save_game(state)
         if was_over and not state["over"]:
             self._finished("drop")  # a reopened game is no finished game
-        self.emit("undo", {"game": self._game_on().id, "state": state, "source": source})
+        for s in states:
+            self.emit("undo", {"game": session.id, "state": s, "source": source})
         return state
 
     def _finished(self, action, state=None):
@@ -302,7 +331,7 @@ class App:
                 return  # a touch while stones still fly skips the animation, and only that
             # the last stone has landed: the touch is judged as a move (played or refused)
         if self.menu is not None:
-            self.menu.touch(kind, pos, now)
+            self._menu_touch(kind, pos, now)
             return
         if self.config["paused"]:
             if kind == "press":  # a paused board plays nothing and opens no menu
@@ -352,7 +381,7 @@ class App:
         g = self._game_on().game
         if kind == "press" and not g.over and seat == g.turn and \
                 self.config["seats"][seat]["kind"] == "human":
-            self.autoplay.start_hint()  # a tap on your store: which pit would the CPU play?
+            self.autoplay.start_hint(g)  # a tap on your store: which pit would the CPU play?
         elif kind == "double":
             try:
                 self.undo("pad")
@@ -360,12 +389,45 @@ class App:
                 self._refuse(pos, seat, 0, e.message)
         elif kind == "long":
             from mancala_fw.app.menu import Menu
-            self.menu = Menu(self, seat, pos, now)
-            self.emit("menu", self.menu.event())
+            entry = self.config["seats"][seat]
+            menu = Menu(self.profile, g, self.config["rules"], seat,
+                        entry["level"] if entry["kind"] == "cpu" else 0, pos, now)
+            self.menu = menu
+            self.display.set_state(menu.view())
+            self.emit("menu", menu.event())
+
+    def _menu_touch(self, kind, pos, now):
+        """A touch while the menu is open: the menu says what it means (app.menu), the app
+        does it."""
+        from mancala_fw.app import menu as menus  # loaded while the menu is open
+        menu = self.menu
+        where = self.seating.seat_pit(pos)
+        what = menu.touch(kind, pos, where, now)
+        if what == menus.CLOSE:
+            self.close_menu()
+        elif what == menus.RESIGN:
+            self.close_menu()
+            try:
+                self.resign(menu.seat, "pad")
+            except CommandError as e:  # the game is over, or the seat is not playing
+                self._refuse(pos, menu.seat, 0, e.message)
+        elif what == menus.NEW_GAME:
+            self.new_game("pad", menu.chosen_rules())
+        elif what == menus.NO_SETTING:
+            self._refuse(pos, where[0] if where else None, where[1] if where else None,
+                         "This pit has no setting.")
+        elif what == menus.SEAT or what == menus.CHANGED:
+            if what == menus.SEAT:  # pit 5: who plays the seat, at once
+                seats = list(self.config["seats"])
+                seats[menu.seat] = menu.seat_entry()
+                self.set_config({"seats": seats}, "pad", True)
+            self.emit("menu", menu.event())
+            self.display.set_state(menu.view())
 
     def set_demo(self, on, source, seed=None):
-        """Demo mode on or off; seed (an int) fixes the openings of its games."""
-        if on != self.autoplay.demo:
+        """Demo mode on or off; seed (an int) fixes the openings of its games. On while a
+        take-back holds the demo (Autoplay.take_back) goes on with it."""
+        if on != self.autoplay.demo or on and self.autoplay.held:
             now = ticks_ms()
             if on:
                 self.autoplay.start_demo(now if seed is None else seed, now)
@@ -398,9 +460,45 @@ class App:
         frame a touch asked for (a skipped animation) goes out before the CPU's slice and
         the menu's timers; what those change shows on the next tick."""
         self.display.tick(now)
-        if self.menu is not None:
-            self.menu.tick(now)
-        self.autoplay.tick(now)
+        menu = self.menu
+        if menu is not None and menu.tick(now):
+            self.close_menu()
+            menu = None
+        a = self.autoplay
+        session = self._game_on()
+        g = session.game
+        config = self.config
+        if not g.over:
+            self.display.countdown(g.turn, a.countdown(now, g, config))
+        what = a.tick(now, session, config, self.display.busy(), menu is not None)
+        if what == PLAY:
+            failure = a.failure
+            a.failure = None
+            self.press(None, a.pit, "cpu", a.by, think_ms=a.think_ms)
+            if failure is not None:
+                raise failure  # the search failed and the seat played its first legal pit
+        elif what == NEXT_GAME:
+            self.new_game("cpu")
+        elif what == HINT:
+            self._hint(g)
+
+    def _hint(self, g):
+        """The hint autoplay found: shown (the pit, or every perfect pit of a covered
+        endgame), then told (the hint event, then the serial hints waiting for it)."""
+        a = self.autoplay
+        exact = a.exact
+        seat = g.turn
+        position = self.seating.position
+        if exact is None:
+            self.display.hint(position(seat, a.pit))
+        else:
+            self.display.hint([position(seat, p) for p in exact["best"]])
+        fields = {"seat": seat, "pit": a.pit, "source": a.source}
+        if exact is not None:
+            for k in exact:
+                fields[k] = exact[k]
+        self.emit("hint", fields)
+        a.answer(seat, a.pit, exact=exact)
 
 
 def _configs():

@@ -1,15 +1,29 @@
 """Moves nobody touches: CPU seats, and the move timer that lets the CPU play for a person.
 
-Each main-loop pass calls tick(now). When the seat to move is a CPU seat (config seats), or a
-person's move_time_limit has run out, a mancala.cpu.Search starts and then works in slices of
-SLICE_MS, so the pads and LEDs stay live while it thinks. Where the pads' IRQ line is wired
-(app.loop sets irq), a pad change ends the running slice at the search's next look at the
-clock (pause(), called in the line's interrupt: the search is native code, which a scheduled
-call would not interrupt), and no slice starts while a change is waiting to be read, so a touch while the CPU thinks is read as soon as one while it does not; its move is played like any other
-(App.press) with by = "cpu" or "timeout". Any change of the game (a move, an undo, a new game,
-a menu) drops a running search and restarts the turn clock. A CPU move waits until the
-animation has ended and then PAUSE_MS more, so people can follow it (no pause when
+Each main-loop pass, App.tick calls tick(), which returns what it wants done, as one of the
+constants below: NOTHING; PLAY (the pit in self.pit, for self.by, "cpu" or "timeout", having
+thought self.think_ms); NEXT_GAME (demo mode's next game); HINT (show the pit in self.pit, or
+the endgame's perfect pits in self.exact). App does it, as it does a person's action: show,
+save, then tell (App). Autoplay holds no reference to the app: tick() is handed the session,
+the config and what it needs of the display and the menu, and emit and log are the two
+functions it calls (the serial hints' answers, and a note).
+
+When the seat to move is a CPU seat (config seats), or a person's move_time_limit has run
+out, a mancala.cpu.Search starts and then works in slices of SLICE_MS, so the pads and LEDs
+stay live while it thinks. Where the pads' IRQ line is wired (handed over at boot), a pad
+change ends the running slice at the search's next look at the clock (pause(), called in the
+line's interrupt: the search is native code, which a scheduled call would not interrupt), and
+no slice starts while a change is waiting to be read, so a touch while the CPU thinks is read
+as soon as one while it does not. Any change of the game (a move, an undo, a new game, a
+menu) drops a running search and restarts the turn clock (changed()). A CPU move waits until
+the animation has ended and then PAUSE_MS more, so people can follow it (no pause when
 animation_ms is 0, which tests and demos use for speed).
+
+A take-back (take_back(): the double tap on a store, or the serial `undo`) goes back to the
+last move a person made, with the CPU's moves after it, so the CPU does not play its reply
+again: the person is to move. In a game no person plays (every seat the CPU's, or demo mode)
+it takes back the last move and the CPU then waits (held) until something else changes: a
+move, a new game, the seats, demo mode switched on or off.
 
 Demo mode (the `demo` command, or holding a pit once a game is over) plays every seat at
 DEMO_LEVEL and starts the next game DEMO_GAP_MS after one ends, until a touch on the board or
@@ -24,7 +38,7 @@ event, and then as the answer to every serial `hint` waiting for it (their ids a
 A serial hint asked while a CPU seat or the move timer is already thinking is answered with
 the move that search then plays. A search dropped by a change answers those requests with
 hint_dropped, so every request still gets exactly one answer (docs/protocol.md §4). In the
-move timer's last 10 seconds the display counts them down on the mover's store.
+move timer's last 10 seconds the display counts them down on the mover's store (countdown()).
 
 A level-5 seat and the hint play a Kalah endgame the endgame table covers from the table
 (app.endgame finds it, once per set of rules; docs/cpu.md section 11), with no search: the
@@ -38,7 +52,6 @@ keeps every module's bytecode on its heap, so that level 5's transposition table
 than levels 1-4) would leave the game the least room (docs/performance.md section 7). This
 module does not import the CPU, so app.config can read the constant without loading it.
 """
-
 import sys
 
 from mpcompat import ticks_ms, ticks_diff
@@ -50,6 +63,7 @@ from mancala_fw.app.heap import sample as sample_heap
 PAUSE_MS = 700
 DEMO_GAP_MS = 5000  # demo mode: the end of a game stays on show this long
 DEMO_LEVEL = 3
+DEMO_SEAT = {"kind": "cpu", "level": DEMO_LEVEL}  # what plays every seat in demo mode
 DEMO_OPENING = 2  # moves of each demo game chosen by its seed, so no two games in a row match
 THINK_MS = 1000
 # A slice plus the rest of a loop pass (a pad poll and the touch layer, ~1 ms on an RP2040,
@@ -66,9 +80,21 @@ DROPPED = "The game changed before the hint was ready; send hint again."
 FAILED = "The board hit an internal error while thinking; send hint again."
 
 
+# What tick() wants done (App.tick does it): constants, so that a pass allocates nothing.
+NOTHING = 0
+PLAY = 1  # play self.pit for the seat to move, by self.by; think_ms: self.think_ms
+NEXT_GAME = 2  # demo mode: start the next game
+HINT = 3  # show the hint: self.pit, self.exact (a covered endgame's fields, or None)
+
+
 class Autoplay:
-    def __init__(self, app):
-        self.app = app
+    def __init__(self, emit, log, flash="", irq=None):
+        """emit(name, fields): sends an event (name None: an answer); log(level, message);
+        flash: the directory prefix of the endgame tables; irq: the pads' IRQ line
+        (drivers.irqline.IrqLine) where the profile wires it, or None."""
+        self.emit = emit
+        self.log = log
+        self.flash = flash
         self.search = None  # the mancala.cpu.Search running, or None
         self.memory = None  # the CPU's mancala.cpu.Memory, made at its first search
         self.by = None  # type: str | None  # "cpu" or "timeout": who the search plays for
@@ -77,18 +103,27 @@ class Autoplay:
         self.demo = False
         self.demo_seed = 0
         self.demo_games = 0  # games demo mode has started since it was switched on
+        self.held = False  # a take-back in a game no person plays: the CPU waits
         self.hinting = None  # "pad" or "serial" while self.search is a hint, not a move
         self.asked = []  # ids of the serial hint requests waiting for self.search
-        self.irq = None  # the pads' drivers.irqline.IrqLine, where wired (app.loop sets it)
         self.sampled = False  # diag memory's mark was read after this search's first slice
         self.endgame = None  # the mancala.endgame.Table of endgame_rules' games, or None
         self.endgame_rules = None
+        # What tick() returned PLAY or HINT with (App reads them):
+        self.pit = 0
+        self.think_ms = None  # type: int | None
+        self.exact = None  # type: dict | None
+        self.source = None  # type: str | None  # the hint's: "pad" or "serial"
+        self.failure = None  # type: Exception | None  # PLAY as a fallback: raise it after
+        self.irq = irq
+        if irq is not None:
+            irq.on_edge = self.pause  # runs in the interrupt: pause() allocates nothing
 
-    def start_hint(self, source="pad", rid=None):
-        """Think about the move in slices; tick() shows the pit when done and answers the
-        serial request rid then (source "serial")."""
+    def start_hint(self, game, source="pad", rid=None):
+        """Think about game's move in slices; tick() returns HINT when done (the serial
+        request rid, source "serial", is answered then: answer())."""
         if self.search is None:
-            self.search = self._search(self.app.session.game, HINT_LEVEL, hint=True)
+            self.search = self._search(game, HINT_LEVEL, hint=True)
             self.hinting = source
         if source == "serial":  # only now: a Search that failed was answered `internal`
             self.asked.append(rid)
@@ -105,17 +140,12 @@ class Autoplay:
             from mancala.cpu import Memory
             self.memory = Memory()
 
-    def prepare(self, seats):
-        """The seats or the rules changed (boot, config, menu): loads the CPU now if a seat
-        that plays, in this game or the next, is the CPU's (a board's seats beyond the
-        game's players are kept, unused); seats None: demo mode, every seat is. Out of heap
-        here is said once; the first search tries again."""
+    def prepare(self, seats, players=0):
+        """The seats or the rules changed (boot, config, menu): loads the CPU now if one of
+        the first players seats (the most players of this game and the next; a board's
+        seats beyond them are kept, unused) is the CPU's; seats None: demo mode, every seat
+        is. Out of heap here is said once; the first search tries again."""
         if seats is not None:
-            app = self.app
-            players = app.config["rules"]["players"]
-            session = app.session
-            if session is not None and session.game.players > players:
-                players = session.game.players
             for i in range(players):
                 if seats[i]["kind"] == "cpu":
                     break
@@ -124,8 +154,8 @@ class Autoplay:
         try:
             self.load_cpu()
         except MemoryError:
-            self.app.log("error", "The CPU player could not be loaded (out of memory); the "
-                                  "board tries again at its first move.")
+            self.log("error", "The CPU player could not be loaded (out of memory); the "
+                              "board tries again at its first move.")
 
     def _search(self, game, level, started=None, hint=False):
         # The budget counts from started (default: now, after the CPU is loaded). Level 5
@@ -151,7 +181,7 @@ class Autoplay:
             self.endgame_rules = rules
             try:
                 from mancala_fw.app.endgame import find
-                self.endgame, note = find(rules, self.app.flash)
+                self.endgame, note = find(rules, self.flash)
             except Exception as e:  # no memory to load it, say: the board plays as without
                 self.endgame, note = None, "The endgame table could not be loaded (%s: %s)." % (
                     type(e).__name__, e)
@@ -159,10 +189,10 @@ class Autoplay:
             if self.endgame is None:
                 forget("mancala.endgame")  # ... only with a table (CircuitPython has none)
             if note:
-                self.app.log("info", note)
+                self.log("info", note)
         return self.endgame
 
-    def _answer(self, seat, pit, code=HINT_DROPPED, exact=None):
+    def answer(self, seat, pit, code=HINT_DROPPED, exact=None):
         """Answers the serial hints waiting: with seat and pit (and the fields of exact, a
         covered endgame's), or (pit None) with code."""
         asked = self.asked
@@ -175,7 +205,7 @@ class Autoplay:
             for k in exact:
                 fields[k] = exact[k]
         for rid in asked:
-            self.app.emit(None, error(rid, code, why) if pit is None else reply(rid, fields))
+            self.emit(None, error(rid, code, why) if pit is None else reply(rid, fields))
 
     def pause(self):
         """A pad changed: the running search slice returns at its next look at the clock
@@ -201,15 +231,22 @@ class Autoplay:
         except Exception:
             self.search = None  # not retried at every pass; the main loop reports the error
             self.hinting = None
-            self._answer(None, None, INTERNAL)
+            self.answer(None, None, INTERNAL)
             raise
 
-    def _fall_back(self, g):
+    def _fall_back(self, g, e):
         # A search that cannot run (out of heap) would fail again at every pass, and after 20
         # failing passes the watchdog would reset the board into the same position: the seat
-        # plays its first legal pit instead; the main loop reports the error.
+        # plays its first legal pit instead; App raises e after it, for the main loop to
+        # report.
         self.search = None
-        self.app.press(None, g.legal_moves()[0], "cpu", self.by, think_ms=self._thought())
+        self.failure = e
+        return self._play(g.legal_moves()[0], self._thought())
+
+    def _play(self, pit, think_ms):
+        self.pit = pit
+        self.think_ms = think_ms
+        return PLAY
 
     def _thought(self):
         # The move event's think_ms: the board clock from the start of the search (its
@@ -222,104 +259,138 @@ class Autoplay:
         self.demo_games = 0
         self.changed(now)
 
-    def _opening(self, g):
-        """One of the first DEMO_OPENING moves of a demo game, from the seed: the first move
-        differs from the last game's, the second is drawn."""
+    def _opening(self, g, moves):
+        """One of the first DEMO_OPENING moves of a demo game (moves: how many it has had),
+        from the seed: the first move differs from the last game's, the second is drawn."""
         legal = g.legal_moves()
         seed = self.demo_seed + self.demo_games
-        if not len(self.app.session.moves):
+        if not moves:
             return legal[seed % len(legal)]
         from mancala.cpu import Rng
         return legal[Rng(seed).below(len(legal))]
 
-    def changed(self, now):
-        """The game or the seats changed: start the turn clock again."""
+    def changed(self, now, held=False):
+        """The game or the seats changed: start the turn clock again. held: the change was a
+        take-back in a game no person plays, and the CPU waits (take_back())."""
         self.search = None
         self.hinting = None
-        self._answer(None, None)
+        self.held = held
+        self.answer(None, None)
         self.turn_started = now
 
-    def seconds_left(self, now):
-        """Seconds until the timer plays for the person to move, or None (no limit)."""
-        app = self.app
-        limit = app.config["move_time_limit"]
-        g = app.session.game
+    def persons(self, seats, players):
+        """Whether a person plays one of the first players seats (never in demo mode)."""
+        if self.demo:
+            return False
+        for i in range(players):
+            if seats[i]["kind"] == "human":
+                return True
+        return False
+
+    def take_back(self, session, seats, states):
+        """What a take-back takes back (docs/user-guide.md section 3): in a game a person
+        plays, the last move a person made (a play by a seat of kind "human", the move
+        timer's included, or any resignation) and every move after it, the CPU's replies; in
+        a game no person plays, the last move (App then holds the CPU: changed()). Appends
+        the state after each move taken back to states (an empty list; the board sends one
+        `undo` event for each) and returns how many; 0, with the game as it was, when there is nothing to take
+        back or no person has moved yet."""
+        if not len(session.moves):
+            return 0
+        if not self.persons(seats, session.game.players):
+            session.undo()
+            states.append(session.game.to_dict())
+            return 1
+        moves = bytes(session.moves)  # kept, to put the game back if no person has moved
+        n = 0
+        while len(session.moves):
+            last = session.moves[-1]
+            session.undo()
+            n += 1
+            states.append(session.game.to_dict())
+            # "A".."D": a resignation, a person's decision; else the seat now to move played
+            if last >= 65 or seats[session.game.turn]["kind"] == "human":
+                return n
+        # Only the CPU has moved: the game goes back as it was (a replay from the start).
+        session.replay(moves[len(moves) - n:])
+        states.clear()
+        return 0
+
+    def countdown(self, now, g, config):
+        """What the mover's store shows of the move timer: its last seconds, or None."""
+        if config["paused"]:
+            return None
+        left = self.seconds_left(now, g, config)
+        return left + 1 if left is not None and left < COUNTDOWN_S else None
+
+    def seconds_left(self, now, g, config):
+        """Seconds until the timer plays for the person to move in game g, or None (no
+        limit)."""
+        limit = config["move_time_limit"]
         if not limit or g.over or self.turn_started is None or \
-                app.config["seats"][g.turn]["kind"] != "human":
+                config["seats"][g.turn]["kind"] != "human":
             return None
         left = limit * 1000 - ticks_diff(now, self.turn_started)
         return left // 1000 if left > 0 else 0
 
-    def tick(self, now):
-        app = self.app
-        g = app.session.game
+    def tick(self, now, session, config, busy, menu_open):
+        """What the CPU wants done now (NOTHING, PLAY, NEXT_GAME or HINT); busy: the display
+        animates; menu_open: the settings menu is open. It steps a running search by one
+        slice; App does the rest."""
+        g = session.game
         if self.turn_started is None:
             self.turn_started = now
-        if app.config["paused"]:  # nothing plays by itself, and the move timer waits
+        if config["paused"]:  # nothing plays by itself, and the move timer waits
             if self.search is not None or self.hinting:
                 self.changed(now)
             self.turn_started = now
-            if not g.over:
-                app.display.countdown(g.turn, None)
-            return
-        if not g.over:
-            left = self.seconds_left(now)
-            app.display.countdown(g.turn, left + 1 if left is not None and left < COUNTDOWN_S
-                                  else None)
-        if g.over or app.menu is not None:
+            return NOTHING
+        if g.over or menu_open:
             self.search = None
             self.hinting = None
-            self._answer(None, None)
-            if self.demo and g.over and app.menu is None and not app.display.busy() and \
+            self.answer(None, None)
+            if self.demo and g.over and not menu_open and not busy and \
                     ticks_diff(now, self.turn_started) >= DEMO_GAP_MS:
                 self.demo_games += 1
-                app.new_game("cpu")  # the next demo game (the starter rotates as usual)
-            elif app.display.busy():
+                return NEXT_GAME  # the next demo game (the starter rotates as usual)
+            if busy:
                 self.turn_started = now
-            return
+            return NOTHING
         if self.hinting:
             s = self.search
             if s is not None and self._step(s):
-                pit = s.best
-                source = self.hinting
+                self.pit = s.best
+                self.source = self.hinting
                 self.search = None
                 self.hinting = None
-                fields = {"seat": g.turn, "pit": pit, "source": source}
-                exact = None
-                if s.exact is None:
-                    app.display.hint(app.seating.position(g.turn, pit))
-                else:
+                self.exact = None
+                if s.exact is not None:
                     # A covered endgame: every pit that keeps the exact value pulses, and
                     # the hint says the value and how the game ends with best play.
                     from mancala.endgame import outcome
-                    best = s.exact_pits
-                    app.display.hint([app.seating.position(g.turn, p) for p in best])
-                    exact = {"exact": s.exact, "best": best,
-                             "outcome": outcome(g.turn, s.exact)}
-                    for k in exact:
-                        fields[k] = exact[k]
-                app.emit("hint", fields)
-                self._answer(g.turn, pit, exact=exact)
-            return
+                    self.exact = {"exact": s.exact, "best": s.exact_pits,
+                                  "outcome": outcome(g.turn, s.exact)}
+                return HINT
+            return NOTHING
         if self.search is None:
-            if app.display.busy():
+            if busy:
                 self.turn_started = now  # the pause counts from the end of the animation
-                return
-            seat = app.config["seats"][g.turn]
-            if self.demo:
-                seat = {"kind": "cpu", "level": DEMO_LEVEL}
+                return NOTHING
+            if self.held:
+                return NOTHING  # a take-back in a game no person plays: the CPU waits
+            seat = DEMO_SEAT if self.demo else config["seats"][g.turn]
             waited = ticks_diff(now, self.turn_started)
             if seat["kind"] == "cpu":
-                if app.config["animation_ms"] and waited < PAUSE_MS:
-                    return
+                if config["animation_ms"] and waited < PAUSE_MS:
+                    return NOTHING
                 level, by = seat["level"], "cpu"
-                if self.demo and len(app.session.moves) < DEMO_OPENING:
-                    app.press(None, self._opening(g), "cpu", by)
-                    return
+                if self.demo and len(session.moves) < DEMO_OPENING:
+                    self.by = by
+                    return self._play(self._opening(g, len(session.moves)), None)
             else:
-                limit = app.config["move_time_limit"]
+                limit = config["move_time_limit"]
                 if not limit or waited < limit * 1000:
-                    return
+                    return NOTHING
                 level, by = TIMEOUT_LEVEL, "timeout"
             self.by = by
             self.since = ticks_ms()  # for the fallback's think_ms if loading fails
@@ -327,20 +398,17 @@ class Autoplay:
                 self.load_cpu()  # before the clock starts: a move's budget is its search's
                 self.since = ticks_ms()
                 self.search = self._search(g, level, self.since)
-            except Exception:
-                self._fall_back(g)
-                raise
+            except Exception as e:
+                return self._fall_back(g, e)
         s = self.search
         if s is None:
-            return
+            return NOTHING
         try:
             done = self._step(s)
-        except Exception:
-            self._fall_back(g)
-            raise
+        except Exception as e:
+            return self._fall_back(g, e)
         if done:
-            pit = s.best
-            who = self.by
             self.search = None
-            self._answer(g.turn, pit)  # a hint asked meanwhile: the move the CPU now plays
-            app.press(None, pit, "cpu", who, think_ms=self._thought())
+            self.answer(g.turn, s.best)  # a hint asked meanwhile: the move the CPU now plays
+            return self._play(s.best, self._thought())
+        return NOTHING

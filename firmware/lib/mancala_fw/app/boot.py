@@ -43,7 +43,9 @@ def start(flash, write, stream, build=None):
     pads, display, wdt = build(prof)
     touch = Touch(prof.pad_chips, prof.pad_position)
     proto = Protocol(write, {}, None, stream)
-    app = App(prof, display, proto.event, flash)
+    # The pads' IRQ line (where the profile wires it) goes to the CPU player: a touch ends
+    # its search slice (app.autoplay); app.loop waits on it too.
+    app = App(prof, display, proto.event, flash, getattr(pads, "irq", None))
     proto.commands = table(app)
     proto._on_error = reporter(proto)
     # Two collections, not one after each import. Before the boot's first save, because a
@@ -123,7 +125,7 @@ def restore(app):
                       "rules": g.rules.to_dict()})
     for p in problems:
         app.log("warning", p)
-    app.autoplay.prepare(app.config["seats"])  # a CPU seat's first move: no loading
+    app.prepare_cpu()  # a CPU seat's first move: no loading
 
 
 def unique_id():

@@ -84,7 +84,7 @@ def table(app):
             raise CommandError("illegal_move", "The game is over; there is no move to hint.")
         # The search runs in slices in the main loop, so the board stays live; autoplay
         # answers when it ends, or with hint_dropped if the game changes first.
-        app.autoplay.start_hint("serial", request_id(req))
+        app.hint("serial", request_id(req))
         return LATER
 
     def demo(req):

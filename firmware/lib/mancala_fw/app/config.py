@@ -71,7 +71,9 @@ def _seat(i, entry):
                          % (key, _show(entry)))
     kind = entry.get("kind")
     if kind == "human":
-        extra = [k for k in entry if k != "kind"]
+        # "level": null is a level unset, as a host that turns a CPU seat back into a
+        # person's may send it; any other level is a mistake to say.
+        extra = [k for k in entry if k != "kind" and not (k == "level" and entry[k] is None)]
         if extra:
             raise ValueError("%s: a human seat takes only \"kind\", not %s." % (key, extra[0]))
         return {"kind": "human"}

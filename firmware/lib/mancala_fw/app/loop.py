@@ -80,10 +80,8 @@ def loop(app, proto, pads, touch, wdt, held=None):
         waiter.register(sys.stdin, select.POLLIN)
         waiter.register(irq, select.POLLIN)
         pad_ms = PAD_IRQ_MS
-        # A pad change ends a CPU search slice at once, and no slice starts while one is
-        # waiting to be read (app.autoplay).
-        app.autoplay.irq = irq
-        irq.on_edge = app.autoplay.pause
+        # The boot handed the line to the CPU player too: a pad change ends a CPU search
+        # slice at once, and no slice starts while one is waiting to be read (app.autoplay).
     # ipoll(): MicroPython's poll that allocates nothing, so an idle board allocates nothing
     # and never needs a collection; CPython (tests) has only poll().
     check = getattr(poller, "ipoll", None)

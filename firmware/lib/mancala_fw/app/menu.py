@@ -23,6 +23,14 @@ from mancala_fw.app import autoplay
 from mancala_fw.app.config import check_rules
 
 IDLE_MS = 20000
+# What a touch means (Menu.touch); the app does it.
+NOTHING = 0
+CLOSE = 1
+RESIGN = 2
+NEW_GAME = 3
+SEAT = 4
+CHANGED = 5
+NO_SETTING = 6
 FIELDS = ("variant", "players", "pits", "seeds")
 VARIANT_COUNT = {"kalah": 1, "basic": 2}
 
@@ -85,23 +93,32 @@ def _with(combo, f, v):
 
 
 class Menu:
-    def __init__(self, app, seat, store, now):
-        self.app = app
+    """The open menu's state. It holds no reference to the app: it is handed the board's
+    profile, the game and the config's rules and seat level when it opens, and touch() and
+    tick() return what a touch means (the constants below), which the app does (App)."""
+
+    def __init__(self, board, game, rules, seat, level, store, now):
+        """board: the profile (the games it can seat); game: the game in progress (the
+        menu closes at any change of it); rules: the config's; seat: whose menu, level: who
+        plays that seat now (0 a person, else the CPU's level); store: the store's position
+        id, held to open the menu."""
+        self.game = game
         self.seat = seat
+        self.level = level
         self.store = store
         self.touched = now
         self.skip_release = True  # the hold that opened the menu ends with a release
-        self.combos = choices(app.profile)
-        r = app.config["rules"]
-        self.rules = dict(r)
+        self.combos = choices(board)
+        self.rules = dict(rules)
+        r = rules
         self.current = (r["variant"], r["players"], r["pits"], r["seeds"])
         if self.current not in self.combos and self.combos:
             self.current = self.combos[0]
-        self.show()
 
-    def show(self):
-        """Shows the values as counts on the seat's pits 1..4 (everything else dark)."""
-        g = self.app.session.game
+    def view(self):
+        """The state to show: the values as counts on the seat's pits 1..4 (and pit 5: who
+        plays the seat), everything else dark."""
+        g = self.game
         pits = [[0] * g.pits for _ in range(g.players)]
         row = pits[self.seat]
         row[0] = VARIANT_COUNT[self.current[0]]
@@ -109,23 +126,22 @@ class Menu:
         row[2] = self.current[2]
         row[3] = self.current[3]
         if g.pits >= 5:
-            row[4] = self._seat_level()
-        self.app.display.set_state({
-            "rules": g.rules.to_dict(), "pits": pits, "stores": [0] * g.players,
-            "turn": self.seat, "active": list(range(g.players)), "places": [None] * g.players,
-            "over": False})
+            row[4] = self.level
+        return {"rules": g.rules.to_dict(), "pits": pits, "stores": [0] * g.players,
+                "turn": self.seat, "active": list(range(g.players)),
+                "places": [None] * g.players, "over": False}
 
     def event(self):
         """The `menu` event's fields while open: the rules shown, and (when pit 5 shows it) who
         plays the seat: 0 a person, 1..STRONGEST_LEVEL the CPU at that level."""
         fields = {"open": True, "seat": self.seat, "rules": self.chosen_rules()}
-        if self.app.session.game.pits >= 5:
-            fields["plays"] = self._seat_level()
+        if self.game.pits >= 5:
+            fields["plays"] = self.level
         return fields
 
-    def _seat_level(self):
-        seat = self.app.config["seats"][self.seat]
-        return seat["level"] if seat["kind"] == "cpu" else 0
+    def seat_entry(self):
+        """The config's entry for the seat, as pit 5 now shows it."""
+        return {"kind": "cpu", "level": self.level} if self.level else {"kind": "human"}
 
     def chosen_rules(self):
         variant, players, pits, seeds = self.current
@@ -137,49 +153,37 @@ class Menu:
                     rules[k] = self.rules[k]
         return rules
 
-    def touch(self, kind, pos, now):
-        app = self.app
+    def touch(self, kind, pos, where, now):
+        """What the touch (kind, pos; where: its (seat, pit) in the game's seating, or None)
+        means: CLOSE, RESIGN (menu.seat), NEW_GAME (chosen_rules()), SEAT (pit 5 stepped:
+        seat_entry()), CHANGED (a setting stepped: show and tell it), NO_SETTING (refuse it)
+        or NOTHING."""
         self.touched = now
-        where = app.seating.seat_pit(pos)
         if pos == self.store:
             if kind == "long":
                 self.skip_release = True
-                app.close_menu()
-                try:
-                    app.resign(self.seat, "pad")
-                except Exception as e:  # CommandError: the game is over or seat inactive
-                    app._refuse(pos, self.seat, 0, getattr(e, "message", str(e)))
-            elif kind == "release":
+                return RESIGN
+            if kind == "release":
                 if self.skip_release:
                     self.skip_release = False
-                    return
-                app.new_game("pad", self.chosen_rules())
-            return
+                    return NOTHING
+                return NEW_GAME
+            return NOTHING
         if kind != "press":
-            return
-        if where is None or where[1] == 0 and pos != self.store:
+            return NOTHING
+        if where is None or where[1] == 0:
             if where is not None or pos.endswith(".S"):
-                app.close_menu()  # another store: leave without changes
-            else:
-                app._refuse(pos, None, None, "This pit has no setting.")
-            return
+                return CLOSE  # another store: leave without changes
+            return NO_SETTING
         seat, pit = where
         if seat == self.seat and pit == 5:
-            level = (self._seat_level() + 1) % (autoplay.STRONGEST_LEVEL + 1)
-            entry = {"kind": "cpu", "level": level} if level else {"kind": "human"}
-            seats = list(app.config["seats"])
-            seats[seat] = entry
-            app.set_config({"seats": seats}, "pad", True)
-            app.emit("menu", self.event())
-            self.show()
-            return
+            self.level = (self.level + 1) % (autoplay.STRONGEST_LEVEL + 1)
+            return SEAT
         if seat != self.seat or not 1 <= pit <= 4:
-            app._refuse(pos, seat, pit, "This pit has no setting.")
-            return
+            return NO_SETTING
         self.current = step(self.combos, self.current, FIELDS[pit - 1])
-        app.emit("menu", self.event())
-        self.show()
+        return CHANGED
 
     def tick(self, now):
-        if ticks_diff(now, self.touched) >= IDLE_MS:
-            self.app.close_menu()
+        """True when the menu has been left alone for IDLE_MS: it closes."""
+        return ticks_diff(now, self.touched) >= IDLE_MS
