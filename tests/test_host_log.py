@@ -1,7 +1,9 @@
-"""The game log: the tracker builds it from board events, replay checks it, stats/export read it.
+"""The game log: record writes it from what the board hands over, replay checks it,
+stats/export read it.
 
-Games are played by the real engine with a seeded random player; the tracker sees them only as
-protocol events, as `record` does. Broken lines must be named, counted and skipped.
+Games are played by the real engine with a seeded random player on a model of the board
+(tests/fakeboard.py); record's Recorder sees them only through the follower, as on a real
+line. Broken lines must be named, counted and skipped.
 """
 
 import csv
@@ -11,13 +13,16 @@ import random
 
 import pytest
 
-from fakeport import ANSWER, CONFIG, FakePort, board_script, one_sentence
+from fakeboard import FakeBoard, Flash
+from fakeport import one_sentence
 
 from mancala import Game, Rules
 from mancala_host.commands import cli
 from mancala_host.logs import gamelog
-from mancala_host.link.client import Client
-from mancala_host.logs.record import GameTracker
+from mancala_host.link.boardgame import encode
+from mancala_host.link.follower import Follower
+from mancala_host.logs.record import Recorder
+from waits import wait_for
 
 VARIANTS = [
     {"variant": "kalah"},
@@ -26,51 +31,59 @@ VARIANTS = [
     {"variant": "basic", "players": 3},
     {"variant": "basic", "players": 4, "pits": 4, "seeds": 3},
 ]
+SEATS = [{"kind": "human"}, {"kind": "cpu", "level": 2}, {"kind": "human"}, {"kind": "human"}]
 
 
-def events_of_game(rules, first, rnd, resign_at=None):
-    """The board's events for one random game: new_game, move/resign..., game_over."""
-    game = Game(Rules.from_dict(rules), first=first)
-    yield {"event": "new_game", "state": game.to_dict(), "first": first, "source": "serial"}
-    n = 0
-    while not game.over:
-        n += 1
-        if resign_at is not None and n == resign_at:
-            seat = game.turn
-            rec = game.resign(seat)
-            yield {"event": "resign", "seat": seat, "record": rec, "state": game.to_dict()}
-            continue
-        seat, pit = game.turn, rnd.choice(game.legal_moves())
-        rec = game.play(pit)
-        yield {"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict(),
-               "by": "human", "source": "pad"}
-    state = game.to_dict()
-    yield {"event": "game_over", "places": state["places"], "stores": state["stores"]}
+class Session:
+    """record's Recorder on a follower of a modelled quad board, in this process."""
+
+    def __init__(self, path, flash=None):
+        self.said = []
+        self.flash = flash or Flash(profile="quad", seats=4)
+        self.flash.config["seats"] = SEATS
+        self.board = FakeBoard(self.flash)
+        self.recorder = Recorder(str(path), say=self.said.append)
+        self.follower = Follower("fake://board", [self.recorder], timeout=2.0, heartbeat=60,
+                                 opener=lambda: self.board)
+        self.follower.connect()
+        self.follower.start()
+        wait_for("the board's state", self.recorder.synced.is_set)
+
+    def play(self, rnd, count, start=0):
+        for i in range(start, start + count):
+            rules = VARIANTS[i % len(VARIANTS)]
+            self.board.new_game(first=i % Rules.from_dict(rules).players, rules=rules)
+            self.board.play_random(rnd, resign_at=9 if i == 3 else None)
+        return self
+
+    def written(self, n):
+        wait_for("%d game(s) written" % n, lambda: self.recorder.written >= n)
+        return self
+
+    def stop(self):
+        """As record stops: catch up, then the game under way is written as far as it went."""
+        self.follower.stop(catch_up=True)
+        self.follower.wait(30)
+        self.recorder.close(self.follower.game())
+        return self
 
 
 def make_log(path, rnd, count=10):
-    said = []
-    tracker = GameTracker(str(path), say=said.append)
-    tracker.board = {"profile": "quad", "firmware": "0.1.0"}
-    tracker.config = {"seats": [{"kind": "human"}, {"kind": "cpu", "level": 2}, {"kind": "human"}, {"kind": "human"}]}
-    for i in range(count):
-        rules = VARIANTS[i % len(VARIANTS)]
-        players = Rules.from_dict(rules).players
-        for ev in events_of_game(rules, i % players, rnd, resign_at=9 if i == 3 else None):
-            tracker.on_event(ev)
-    return tracker, said
+    session = Session(path).play(rnd, count).written(count).stop()
+    return session.recorder, session.said
 
 
-def test_tracker_writes_games_that_replay(tmp_path):
+def test_recorded_games_replay_and_carry_their_key(tmp_path):
     log = tmp_path / "games.jsonl"
-    tracker, said = make_log(log, random.Random(1), count=10)
-    assert tracker.written == 10
+    recorder, said = make_log(log, random.Random(1), count=10)
+    assert recorder.written == 10
     lines = log.read_text().splitlines()
     assert len(lines) == 10
-    for text in lines:
+    for number, text in enumerate(lines, 1):
         game = json.loads(text)
-        assert game["format"] == "mancala-game-log" and game["version"] == 1
-        assert game["board"] == {"profile": "quad", "firmware": "0.1.0"}
+        assert game["format"] == "mancala-game-log" and game["version"] == 2
+        assert game["board"] == {"profile": "quad", "firmware": "0.2.0", "id": "e6614c311b4f7a2d"}
+        assert game["game"] == number
         assert len(game["seats"]) == len(game["result"]["places"])
         engine, records = gamelog.check_game(game)
         assert engine.to_dict()["stores"] == game["result"]["stores"]
@@ -79,67 +92,33 @@ def test_tracker_writes_games_that_replay(tmp_path):
     assert json.loads(lines[1])["rules"]["capture"] == "always"
 
 
-def test_undo_removes_the_move_from_the_record(tmp_path):
+def test_a_take_back_removes_the_move_from_the_record(tmp_path):
     log = tmp_path / "g.jsonl"
-    tracker = GameTracker(str(log), say=lambda s: None)
-    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
-    rec = game.play(1)
-    tracker.on_event({"event": "move", "seat": 0, "pit": 1, "record": rec, "state": game.to_dict()})
-    game.undo()
-    tracker.on_event({"event": "undo", "state": game.to_dict()})
-    assert tracker.game["moves"] == []
-    rec = game.play(3)  # an extra move: the last stone lands in seat 0's store
-    tracker.on_event({"event": "move", "seat": 0, "pit": 3, "record": rec, "state": game.to_dict()})
-    assert [(m["seat"], m["pit"]) for m in tracker.game["moves"]] == [(0, 3)]
+    session = Session(log)
+    session.board.new_game(rules={"variant": "kalah"})
+    session.board.pad(1)
+    session.board.take_back()
+    session.board.pad(3)  # an extra move: the last stone lands in seat 0's store
+    session.stop()
+    entry = json.loads(log.read_text())
+    assert [(m["seat"], m["pit"]) for m in entry["moves"]] == [(0, 3)] and entry["unfinished"]
 
 
-def test_event_that_does_not_fit_drops_the_game_not_the_log(tmp_path):
-    said = []
-    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=said.append)
-    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
-    wrong = game.to_dict()
+def test_an_event_that_does_not_fit_is_settled_by_the_board(tmp_path):
+    log = tmp_path / "g.jsonl"
+    session = Session(log)
+    board = session.board
+    board.new_game(rules={"variant": "kalah"})
+    board.pad(1)
+    wrong = board.flash.engine().to_dict()
     wrong["stores"] = [9, 9]
-    tracker.on_event({"event": "move", "seat": 0, "pit": 2, "record": {}, "state": wrong})
-    assert tracker.game is None and "lost track" in said[-1]
-
-
-def _attach(tracker, state, moves, first=0):
-    answer = {"id": ANSWER, "ok": True, "state": state, "first": first, "moves": moves}
-    client = Client(FakePort(board_script(state=[answer])), timeout=0.3)
-    client.hello()
-    tracker.attach(client)
-
-
-def test_reconnect_recovers_moves_made_while_away(tmp_path):
-    said = []
-    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=said.append)
-    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    _attach(tracker, game.to_dict(), 0)
-    assert tracker.game is not None and tracker.board["profile"] == "duo"
-    for pit in (1, 2):
-        seat = game.turn
-        rec = game.play(pit)
-        tracker.on_event({"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict()})
-    _attach(tracker, game.to_dict(), 2)  # back with nothing missed
-    assert "continues (2 move(s) kept)" in said[-1]
-    game.play(5)
-    game.play(6)  # two moves the host did not see
-    _attach(tracker, game.to_dict(), 4)
-    assert "2 move(s) whose events did not arrive were recovered" in said[-1]
-    assert [m["pit"] for m in tracker.game["moves"]] == [1, 2, 5, 6]
-    other = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}), first=1)
-    other.play(2)
-    _attach(tracker, other.to_dict(), 1)
-    # the game that was being recorded is kept, as far as it went, marked unfinished
-    assert tracker.game is None and "not the one being recorded any more" in said[-3]
-    assert "written to %s unfinished, as far as it went: 4 moves" % (tmp_path / "g.jsonl") in said[-2]
-    assert "recording starts with the next new game" in said[-1]
-    kept = json.loads((tmp_path / "g.jsonl").read_text())
-    assert kept["unfinished"] is True and [m["pit"] for m in kept["moves"]] == [1, 2, 5, 6]
-    engine, _ = gamelog.check_game(kept)
-    assert not engine.over and kept["result"]["stores"] == engine.to_dict()["stores"]
+    board._queue.append(json.dumps({"event": "move", "seat": 1, "pit": 2, "state": wrong,
+                                    "game": board.flash.game_id}).encode())
+    board.play_random(random.Random(3))
+    session.written(1).stop()
+    entry = json.loads(log.read_text())
+    assert encode(entry["moves"]) == board.flash.history  # the board's own moves, whole
+    assert "t" in entry["moves"][0] and "t" in entry["moves"][-1]
 
 
 def test_replay_names_each_bad_game_and_goes_on(tmp_path, capsys):
@@ -249,16 +228,13 @@ def test_the_example_in_docs_replays():
 
 
 def _unfinished_log(path, rnd):
-    """Two finished games, then a Basic 3p game stopped after 7 moves by closing the tracker."""
-    tracker, said = make_log(path, rnd, count=2)
-    game = Game(Rules.from_dict({"variant": "basic", "players": 3}), first=1)
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 1})
+    """Two finished games, then a Basic 3p game stopped after 7 moves by stopping record."""
+    session = Session(path).play(rnd, 2).written(2)
+    session.board.new_game(first=1, rules={"variant": "basic", "players": 3})
     for _ in range(7):
-        seat, pit = game.turn, rnd.choice(game.legal_moves())
-        rec = game.play(pit)
-        tracker.on_event({"event": "move", "seat": seat, "pit": pit, "record": rec, "state": game.to_dict()})
-    assert tracker.close_unfinished() == 7
-    return game, said
+        session.board.pad(rnd.choice(session.flash.engine().legal_moves()))
+    session.stop()
+    return session.flash.engine(), session.said
 
 
 def test_a_game_stopped_midway_is_written_unfinished(tmp_path):
@@ -275,19 +251,18 @@ def test_a_game_stopped_midway_is_written_unfinished(tmp_path):
 
 def test_a_new_game_on_the_board_keeps_the_old_one_unfinished(tmp_path):
     log = tmp_path / "g.jsonl"
-    said = []
-    tracker = GameTracker(str(log), say=said.append)
-    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
-    rec = game.play(1)
-    tracker.on_event({"event": "move", "seat": 0, "pit": 1, "record": rec, "state": game.to_dict()})
-    fresh = Game(Rules.from_dict({"variant": "kalah"}), first=1)
-    tracker.on_event({"event": "new_game", "state": fresh.to_dict(), "first": 1})
-    assert tracker.game is not None and tracker.game["first"] == 1
+    session = Session(log)
+    board = session.board
+    board.new_game(rules={"variant": "kalah"})
+    board.pad(1)
+    board.new_game(first=1)
+    wait_for("the game left under way", lambda: session.recorder.written)
     entry = json.loads(log.read_text())
-    assert entry["unfinished"] is True and entry["moves"] == [{"seat": 0, "pit": 1, "t": entry["moves"][0]["t"]}]
+    assert entry["unfinished"] is True and entry["moves"] == [{"seat": 0, "pit": 1, "by": "human",
+                                                                "t": entry["moves"][0]["t"]}]
     # a new game straight after another, before any move, writes nothing
-    tracker.on_event({"event": "new_game", "state": fresh.to_dict(), "first": 1})
+    board.new_game(first=1)
+    session.stop()
     assert len(log.read_text().splitlines()) == 1
 
 
@@ -369,42 +344,49 @@ def test_analyze_names_an_unfinished_game_as_unfinished(tmp_path, capsys):
     assert "7 moves; unfinished (recording stopped before the end)." in " ".join(out.split())
 
 
-def test_ctrl_c_right_after_a_move_keeps_the_move(tmp_path, monkeypatch):
-    # The teacher stops record just after a move on the pads, before its event was read: the
-    # game is written with that move, from the events the board sent before the stop.
-    import types
-    from mancala_host.logs import record
+# -- exactly once: one line per (board id, game id), whatever stops and starts ----------------
 
-    game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    start = game.to_dict()
-    rec = game.play(3)
-    moved = game.to_dict()
-    states = [[{"id": ANSWER, "ok": True, "state": start, "first": 0, "moves": 0}],
-              [{"event": "move", "seat": 0, "pit": 3, "record": rec, "state": moved},
-               {"id": ANSWER, "ok": True, "state": moved, "first": 0, "moves": 1}]]
+def _kept(log):
+    """The games a reader reads from log, as (game id, history, finished)."""
+    kept, _ = gamelog.latest(gamelog.read_log(str(log)))
+    return [(g["game"], encode(g["moves"]), not gamelog.is_unfinished(g)) for _, g, _ in kept]
 
-    class CtrlC(Client):
-        stopped = False
 
-        def next_event(self, timeout):
-            if not self.stopped:
-                self.stopped = True
-                raise KeyboardInterrupt()
-            return Client.next_event(self, timeout)
-
-    client = CtrlC(FakePort(board_script(state=lambda req: states.pop(0))))
-    client.hello()
-    monkeypatch.setattr(record, "_connect", lambda args: client)
-    said = []
-    log = tmp_path / "g.jsonl"
-    tracker = GameTracker(str(log), say=said.append)
-    args = types.SimpleNamespace(out=str(log), games=0)
-    assert record.run(args, tracker) == 0
-    kept = json.loads(log.read_text())
-    assert kept["unfinished"] is True
-    assert [(m["seat"], m["pit"]) for m in kept["moves"]] == [(0, 3)]
-    assert not any("recovered" in s for s in said)  # it came as the event itself
-
+def test_two_recorders_one_after_the_other_write_each_game_once_and_whole(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    flash = Flash(profile="quad", seats=4)
+    rnd = random.Random(20)
+    first = Session(log, flash)
+    first.play(rnd, 1).written(1)               # game 1, whole
+    first.board.new_game(rules={"variant": "kalah"})
+    for _ in range(5):                          # game 2, under way when the first recorder stops
+        first.board.pad(rnd.choice(flash.engine().legal_moves()))
+    first.stop()
+    assert _kept(log) == [(1, flash.finished[0]["history"], True), (2, flash.history, False)]
+    away = FakeBoard(flash)                     # nobody records: game 2 ends, game 3 is played
+    away.play_random(rnd)
+    away.new_game(rules={"variant": "kalah"})
+    away.play_random(rnd)
+    away.new_game(rules={"variant": "kalah"})
+    away.pad(1)                                 # game 4 is under way when the second one starts
+    second = Session(log, flash)
+    second.board.play_random(rnd)
+    second.written(3).stop()
+    histories = {e["game"]: e["history"] for e in flash.finished}
+    assert _kept(log) == [(1, histories[1], True), (2, histories[2], True), (3, histories[3], True),
+                          (4, histories[4], True)]
+    assert cli.main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "4 game(s), 4 replay correctly, 0 do not; 1 earlier line(s) of the same games are " \
+           "superseded." in out
+    # game 2's stub kept its seats and its start time for the finished line
+    lines = [json.loads(l) for l in log.read_text().splitlines()]
+    assert lines[-1]["game"] == 4 and lines[-1]["moves"][0] == {"seat": 0, "pit": 1}  # handed over
+    two = [l for l in lines if l["game"] == 2]
+    assert two[1]["seats"] == two[0]["seats"] and two[1]["started"] == two[0]["started"]
+    # a third recorder on a board whose games are all logged writes nothing again
+    third = Session(log, flash).stop()
+    assert third.recorder.written == 0 and len(log.read_text().splitlines()) == 5
 
 @pytest.mark.parametrize("out, said", [
     ("missing/games.jsonl", "for the game log does not exist: create it"),
@@ -434,3 +416,44 @@ def test_a_line_cut_off_says_so_and_stats_fails_when_every_game_is_skipped(tmp_p
     log.write_text(lines[0] + "\n" + '{"format": "mancala-game-log", "version": 1 2}\n')
     assert cli.main(["replay", str(log)]) == 1
     assert "line 2: it is not valid JSON (expecting ',' delimiter, column 45)." in capsys.readouterr().out
+
+def test_a_stub_is_superseded_by_the_finished_line_and_old_logs_still_read(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    make_log(log, random.Random(21), count=2)
+    lines = log.read_text().splitlines()
+    finished = json.loads(lines[1])
+    stub = dict(finished, moves=finished["moves"][:4], unfinished=True)
+    engine = gamelog.start_engine(stub)
+    for i, m in enumerate(stub["moves"], 1):
+        gamelog.apply_move(engine, m, i)
+    stub["result"] = {"places": engine.to_dict()["places"], "stores": engine.to_dict()["stores"]}
+    old = dict(json.loads(lines[0]), version=1)  # a line of version 1: no key
+    del old["game"]
+    del old["board"]["id"]
+    # the stub comes before the finished line and after it: either way the finished one counts
+    log.write_text("\n".join([json.dumps(old), json.dumps(stub), lines[1], json.dumps(stub)]) + "\n")
+    kept, superseded = gamelog.latest(gamelog.read_log(str(log)))
+    assert [n for n, _, _ in kept] == [1, 3] and superseded == [2, 4]
+    assert cli.main(["replay", str(log)]) == 0
+    assert "2 game(s), 2 replay correctly, 0 do not; 2 earlier line(s)" in capsys.readouterr().out
+    assert cli.main(["stats", str(log)]) == 0
+    assert "2 game(s) counted, 0 skipped" in capsys.readouterr().out
+    out = tmp_path / "moves.csv"
+    assert cli.main(["export", "--csv", str(log), "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == len(old["moves"]) + len(finished["moves"])
+    assert {r["board_game"] for r in rows} == {"", "2"} and "unfinished" not in rows[-1]["unfinished"]
+    # the same game in two logs (two recorders, two files) is counted once by stats
+    other = tmp_path / "other.jsonl"
+    other.write_text(lines[1] + "\n")
+    assert cli.main(["stats", str(log), str(other)]) == 0
+    assert "2 game(s) counted, 0 skipped" in capsys.readouterr().out
+
+
+def test_record_refuses_to_append_to_a_file_that_is_not_a_game_log(tmp_path):
+    picture = tmp_path / "class.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" * 10)
+    with pytest.raises(gamelog.BoardError) as refused:
+        Recorder(str(picture))
+    assert str(refused.value) == ("%s is not a game log (line 1 is not JSON): choose another file "
+                                  "for the games with --out." % picture)

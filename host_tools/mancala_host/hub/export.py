@@ -26,7 +26,7 @@ class Room(Protocol):
 
 GAME_FIELDS = ("board", "label", "port", "started", "ended", "unfinished", "variant", "players",
                "seeds", "first", "seat0", "seat1", "tournament", "round", "moves", "stores",
-               "places")
+               "places", "board_id", "board_game")
 STANDING_FIELDS = ("place", "name", "played", "won", "drawn", "lost", "points", "stores",
                    "head_to_head")
 BOARD_FIELDS = ("board", "label", "port", "status", "games", "finished", "unfinished", "moves",
@@ -72,7 +72,9 @@ def write_folder(folder: str, boards: list[dict[str, Any]], standings: list[dict
                               "tournament": t.get("id", ""), "round": t.get("round", ""),
                               "moves": len(g["moves"]),
                               "stores": " ".join(map(str, g["result"]["stores"])),
-                              "places": " ".join(map(str, places)) if not gamelog.is_unfinished(g) else ""})
+                              "places": " ".join(map(str, places)) if not gamelog.is_unfinished(g) else "",
+                              "board_id": (g.get("board") or {}).get("id", ""),
+                              "board_game": g.get("game", "")})
         finished = sum(1 for g in games if not gamelog.is_unfinished(g))
         board_rows.append({"board": b["key"], "label": b["label"], "port": b["port"],
                            "status": b["status"], "games": len(games), "finished": finished,

@@ -18,7 +18,8 @@ from ..errors import BoardError, BoardRefused
 if TYPE_CHECKING:
     from .transport import Transport
 
-PROTOCOL = 2
+PROTOCOL = 2  # the newest protocol this tool speaks
+PROTOCOLS = (1, 2)  # every protocol it can follow (1: no game ids; docs/protocol.md)
 HELLO_NOT_A_BOARD_S = 0.5  # the one wait for hello on a port that is known to be no board
 
 
@@ -70,8 +71,8 @@ class Client:
                           "on it, or %s." % (self.name, len(self._garbage), _sample(first), what,
                                              self._others()))
 
-    def request(self, cmd: str, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
-        """The board's answer to `cmd` (a dict with ok: true); BoardRefused if it says no."""
+    def send(self, cmd: str, **fields: Any) -> int:
+        """Send a request and return its id, without waiting: the follower matches answers."""
         req_id = self._next_id
         self._next_id += 1
         msg = dict(fields)
@@ -79,6 +80,20 @@ class Client:
         msg["cmd"] = cmd
         self._garbage = []
         self.transport.write_line(json.dumps(msg, separators=(",", ":")).encode("utf-8"))
+        return req_id
+
+    def receive(self, timeout: float) -> dict[str, Any] | None:
+        """The next message on the line (an answer or an event), or None within `timeout`."""
+        msg = self._receive(timeout)
+        if msg is not None:
+            self._garbage = []
+        elif len(self._garbage) > 20:  # twenty lines in a row that are not the protocol
+            raise self._garbage_error("the board's lines")
+        return msg
+
+    def request(self, cmd: str, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
+        """The board's answer to `cmd` (a dict with ok: true); BoardRefused if it says no."""
+        req_id = self.send(cmd, **fields)
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
         while True:
@@ -136,9 +151,9 @@ class Client:
             raise BoardError("The answer to hello on %s came without %s: %s." % (
                 self.name, "its protocol version" if "protocol" not in answer else "the firmware "
                 "version", self._others()))
-        if answer.get("protocol") != PROTOCOL:
-            raise BoardError("The board on %s speaks protocol %r; this tool speaks protocol %d: "
-                             "update the firmware (mancala-board deploy) or this tool."
+        if answer.get("protocol") not in PROTOCOLS:
+            raise BoardError("The board on %s speaks protocol %r; this tool speaks protocols "
+                             "1 and %d: update the firmware (mancala-board deploy) or this tool."
                              % (self.name, answer.get("protocol"), PROTOCOL))
         self.hello_answer = answer
         return answer

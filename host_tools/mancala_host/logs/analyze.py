@@ -394,7 +394,7 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any]) -> li
 
 def _chosen(path, number):
     """[(index, line, game)] to analyse and [(line, reason)] skipped."""
-    entries = list(gamelog.read_log(path))
+    entries = gamelog.latest(gamelog.read_log(path))[0]  # one line per game
     if number is not None and not 1 <= number <= len(entries):
         raise BoardError("%s has %d game(s); --game must be from 1 to %d."
                          % (path, len(entries), len(entries)))

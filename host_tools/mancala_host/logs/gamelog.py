@@ -1,12 +1,17 @@
 """The game log (docs/game-log.md): one JSON object per line, one line per game.
 
 The same code writes, reads and checks it, as python-chess does for PGN. `check_game` replays
-a game with the shared engine from its rules, first seat and moves alone, and says in one
-sentence why it does not add up; `read_log` yields each line's game or the reason it is
-unreadable, so `replay`, `stats` and `export` skip bad lines, count them and go on. A file
-that is not a game log at all (its first line is not a game-log entry) or is empty is one
-`BoardError`, not one complaint per line. A game that recording stopped in the middle of is
-written too, marked `"unfinished": true`, with the position it had reached as its result.
+a game with the shared engine from its rules, first seat (or starting position) and moves
+alone, and says in one sentence why it does not add up; `read_log` yields each line's game or
+the reason it is unreadable, so `replay`, `stats` and `export` skip bad lines, count them and
+go on. A file that is not a game log at all (its first line is not a game-log entry) or is
+empty is one `BoardError`, not one complaint per line.
+
+A game of version 2 has a key: the board's id and the board's id for the game. The log is
+only ever appended to, so a game written again (a recorder stopped and started, a stub of a
+game that was under way, then the game as it ended) is a later line with the same key;
+`latest` keeps one line per key, the last finished one, else the last one, and readers read
+only those. `logged` tells a recorder which keys a log already holds.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ if TYPE_CHECKING:
     from mancala import Game
 
 FORMAT = "mancala-game-log"
-VERSION = 1
+VERSION = 2            # the version written
+VERSIONS = (1, 2)      # the versions read (docs/game-log.md §7)
 REQUIRED = ("format", "version", "rules", "first", "moves", "result")
 
 
@@ -31,12 +37,31 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def new_game(board: dict[str, Any], rules: dict[str, Any], seats: list[Any], first: int,
-             started: str | None = None) -> dict[str, Any]:
-    """A game entry with no moves yet."""
-    return {"format": FORMAT, "version": VERSION, "board": board, "rules": rules,
-            "seats": seats, "first": first, "started": started or utc_now(), "ended": None,
-            "moves": [], "result": None}
+def new_game(board: dict[str, Any], rules: dict[str, Any], seats: list[Any] | None, first: int,
+             started: str | None = None, game_id: int | None = None,
+             base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A game entry with no moves yet. `board` may name the board's `id`; with `game_id` (the
+    board's id for the game) the entry has a key. `base` is the starting state of a game set
+    up from a position."""
+    game = {"format": FORMAT, "version": VERSION, "board": board, "rules": rules,
+            "first": first, "started": started, "ended": None, "moves": [], "result": None}
+    if seats is not None:
+        game["seats"] = seats
+    if game_id is not None:
+        game["game"] = game_id
+    if base is not None:
+        game["base"] = base
+    return game
+
+
+def game_key(game: dict[str, Any]) -> tuple[str, int] | None:
+    """(board id, game id) of a version-2 entry that has both, else None."""
+    board = game.get("board")
+    board_id = board.get("id") if isinstance(board, dict) else None
+    gid = game.get("game")
+    if isinstance(board_id, str) and isinstance(gid, int) and not isinstance(gid, bool):
+        return board_id, gid
+    return None
 
 
 def mark_unfinished(game: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
@@ -141,8 +166,9 @@ def _shape_problem(game):
         return "it is not a JSON object"
     if game.get("format") != FORMAT:
         return "it is not a game-log entry (format is %r, not %r)" % (game.get("format"), FORMAT)
-    if game.get("version") != VERSION:
-        return "its version %r is not %d, the one this tool reads" % (game.get("version"), VERSION)
+    if game.get("version") not in VERSIONS:
+        return "its version %r is not one this tool reads (%s)" % (
+            game.get("version"), " or ".join(str(v) for v in VERSIONS))
     for key in REQUIRED:
         if key not in game:
             return "it has no %r" % key
@@ -153,7 +179,51 @@ def _shape_problem(game):
         return "its 'result' needs 'places' and 'stores'"
     if "unfinished" in game and not isinstance(game["unfinished"], bool):
         return "its 'unfinished' is not true or false"
+    if "game" in game and (not isinstance(game["game"], int) or isinstance(game["game"], bool)):
+        return "its 'game' is not a whole number"
+    if game.get("base") is not None and not isinstance(game["base"], dict):
+        return "its 'base' is not a state"
     return None
+
+
+def latest(entries: list[tuple[int, dict[str, Any] | None, str | None]]
+           ) -> tuple[list[tuple[int, dict[str, Any] | None, str | None]], list[int]]:
+    """The entries a reader reads, and the line numbers of those superseded: of the lines with
+    the same key, the last finished one, else the last one. Lines without a key (version 1)
+    and bad lines are all kept."""
+    best: dict[tuple[str, int], int] = {}
+    for i, (_, game, _) in enumerate(entries):
+        key = game_key(game) if game is not None else None
+        if key is None:
+            continue
+        j = best.get(key)
+        if j is None or is_unfinished(entries[j][1]) or not is_unfinished(game):  # type: ignore[arg-type]
+            best[key] = i
+    kept, superseded = [], []
+    for i, entry in enumerate(entries):
+        key = game_key(entry[1]) if entry[1] is not None else None
+        if key is None or best[key] == i:
+            kept.append(entry)
+        else:
+            superseded.append(entry[0])
+    return kept, superseded
+
+
+def logged(path: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """The games of a log by key, each the line `latest` keeps; {} for a log that is not
+    there yet or empty. BoardError if the file is something else."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return {}
+    try:
+        entries = read_log(path)
+    except NotAGameLog as exc:
+        raise BoardError("%s: choose another file for the games with --out." % str(exc).rstrip("."))
+    keys: dict[tuple[str, int], dict[str, Any]] = {}
+    for _, game, _ in latest(entries)[0]:
+        key = game_key(game) if game is not None else None
+        if key is not None:
+            keys[key] = game  # type: ignore[assignment]
+    return keys
 
 
 def start_engine(game: dict[str, Any]) -> Game:
@@ -167,6 +237,18 @@ def start_engine(game: dict[str, Any]) -> Game:
         rules = Rules.from_dict(game["rules"])
     except (ValueError, TypeError) as exc:
         raise ValueError("its rules are not valid: %s" % exc)
+    base = game.get("base")
+    if base is not None:
+        try:
+            engine = Game.from_dict(base)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ValueError("its starting position is not valid: %s" % exc)
+        if engine.rules.to_dict() != rules.to_dict():
+            raise ValueError("its starting position has other rules than the game")
+        if engine.turn != game["first"]:
+            raise ValueError("its starting position has seat %s to move, not seat %s"
+                             % (engine.turn, game["first"]))
+        return engine
     try:
         return Game(rules, first=game["first"])
     except (ValueError, TypeError) as exc:
@@ -220,8 +302,9 @@ def good_games(paths: Iterable[str],
                report: Callable[[str, int | None, str], None] | None = None,
                unfinished: bool = False) -> Iterator[tuple[str, int, dict[str, Any], list[Any], dict[str, Any]]]:
     """(path, line, game, records, final state) for every game that replays (unfinished ones
-    only when `unfinished`); `report(path, line, reason)` is called for each one that does not,
-    and `report(path, None, sentence)` for a file that is not a game log."""
+    only when `unfinished`; of the lines of one game, only the one `latest` keeps);
+    `report(path, line, reason)` is called for each one that does not, and
+    `report(path, None, sentence)` for a file that is not a game log."""
     for path in paths:
         try:
             entries = read_log(path)
@@ -230,7 +313,7 @@ def good_games(paths: Iterable[str],
                 raise
             report(path, None, str(exc))
             continue
-        for number, game, reason in entries:
+        for number, game, reason in latest(entries)[0]:
             if game is not None:
                 try:
                     engine, records = check_game(game)

@@ -3,7 +3,9 @@
 The exit code is 0 when every game adds up and 1 when any does not (each one is named with
 its line and the reason), so a script can check a log. A game marked unfinished (recording
 stopped before it ended) adds up when its moves reach the position it records; it is counted
-as unfinished, and `--step` ends it by saying so.
+as unfinished, and `--step` ends it by saying so. Of the lines of one game (the same board
+and game id: a stub written when recording stopped, then the game as it ended), only the one
+the log keeps counts (gamelog.latest); the others are counted as superseded.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ def run(args: argparse.Namespace) -> int:
         return step(args)
     total = unfinished = 0
     bad = []
-    for number, game, reason in gamelog.read_log(args.file):
+    entries, superseded = gamelog.latest(gamelog.read_log(args.file))
+    for number, game, reason in entries:
         total += 1
         if game is not None:
             try:
@@ -36,15 +39,17 @@ def run(args: argparse.Namespace) -> int:
     for number, reason in bad:
         print("%s line %d: %s." % (args.file, number, reason))
     good = total - len(bad)
-    print("%s: %d game(s), %d replay correctly%s, %d do not." % (
+    print("%s: %d game(s), %d replay correctly%s, %d do not%s." % (
         args.file, total, good,
         " (%d of them unfinished: recording stopped before the game ended)" % unfinished
-        if unfinished else "", len(bad)))
+        if unfinished else "", len(bad),
+        "; %d earlier line(s) of the same games are superseded" % len(superseded)
+        if superseded else ""))
     return 1 if bad else 0
 
 
 def _pick(args):
-    games = gamelog.read_log(args.file)
+    games = gamelog.latest(gamelog.read_log(args.file))[0]
     if not 1 <= args.game <= len(games):
         raise BoardError("%s has %d game(s); --game must be from 1 to %d." % (args.file, len(games), len(games)))
     number, game, reason = games[args.game - 1]

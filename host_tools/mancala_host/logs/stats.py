@@ -26,10 +26,28 @@ from ..errors import BoardError
 from ..render.view import variant_key
 
 
+def _once(found):
+    """The games in order, each (board id, game id) once across all the files: the finished
+    line if there is one, else the last (two logs of one board may both hold a game)."""
+    games: list[Any] = []
+    where: dict[tuple[str, int], int] = {}
+    for item in found:
+        key = gamelog.game_key(item[2])
+        if key is not None and key in where:
+            i = where[key]
+            if gamelog.is_unfinished(games[i][2]) or not gamelog.is_unfinished(item[2]):
+                games[i] = item
+            continue
+        if key is not None:
+            where[key] = len(games)
+        games.append(item)
+    return games
+
+
 def _collect(paths):
     """Every game that replays, unfinished ones included; bad lines and files named on stderr."""
     bad = []
-    games = list(gamelog.good_games(paths, lambda p, n, why: bad.append((p, n, why)), unfinished=True))
+    games = _once(gamelog.good_games(paths, lambda p, n, why: bad.append((p, n, why)), unfinished=True))
     if len(bad) == 1 and not games and bad[0][1] is None:
         raise BoardError(bad[0][2])  # the one file given is not a game log: just that sentence
     for path, number, why in bad:
@@ -208,7 +226,7 @@ def _plot_exact(args: argparse.Namespace, games: list[Any], path: str) -> None:
 
 COLUMNS = ["game", "file", "line", "variant", "players", "pits", "seeds", "first", "started",
            "move", "seat", "action", "pit", "by", "t", "stones", "last", "capture", "extra",
-           "finished", "stores_after", "unfinished"]
+           "finished", "stores_after", "unfinished", "board_id", "board_game"]
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -237,7 +255,8 @@ def run_export(args: argparse.Namespace) -> int:
                                  cap.get("stones") if cap else 0, int(bool(rec.get("extra"))),
                                  " ".join(str(s) for s in rec.get("finished") or []),
                                  " ".join(str(s) for s in engine.to_dict()["stores"]),
-                                 int(gamelog.is_unfinished(game))])
+                                 int(gamelog.is_unfinished(game)),
+                                 (game.get("board") or {}).get("id", ""), game.get("game", "")])
     finally:
         if args.out:
             stream.close()
