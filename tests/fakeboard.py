@@ -162,7 +162,7 @@ class FakeBoard(Transport):
                 ans["game"] = f.game_id
                 if "since" in req:
                     k = req["since"]
-                    if not isinstance(k, int) or k < 0:
+                    if not isinstance(k, int) or not 0 <= k <= len(f.history):
                         return _err("bad_request", "since must be a move index")
                     ans["since"], ans["history"] = k, f.history[k:]
                     if f.base:

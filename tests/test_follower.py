@@ -326,3 +326,28 @@ def test_a_board_that_stays_away_ends_the_follower_with_one_sentence():
     with pytest.raises(BoardError) as away:
         f.wait(30)
     assert str(away.value).startswith("The board stayed away for 0.05 s")
+
+
+def test_moves_taken_back_while_away_are_caught_up_from_the_start():
+    flash = Flash()
+    first = FakeBoard(flash)
+    heard = Heard()
+    lines = Lines(first)
+    f = _follow(lines, heard, heartbeat=0.05)
+    try:
+        first.new_game()
+        first.play_out(moves=5)
+        wait_for("five moves", lambda: len((f.game() or {}).get("moves", [])) == 5)
+        first.mute = True       # three take-backs and two other moves, none of them seen
+        for _ in range(3):
+            first.take_back()
+        first.pad(6 if flash.engine().is_legal(6) else flash.engine().legal_moves()[-1])
+        first.mute = False      # the heartbeat asks from move 5, which is past the board's 3
+        wait_for("the board's moves", lambda: _moves(f.game()) == flash.history)
+        first.play_out()
+        wait_for("the game", lambda: heard.games)
+    finally:
+        _stopped(f)
+    (game,) = heard.games
+    assert _moves(game) == flash.history and not heard.notes
+    assert any(r.get("since") == 5 for r in first.sent) and any(r.get("since") == 0 for r in first.sent[3:])

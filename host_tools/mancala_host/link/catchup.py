@@ -63,12 +63,16 @@ class GameSync:
         if self.protocol != 1:
             fields["since"] = 0 if full or self.game is None else len(self.game.moves)
         self.syncing += 1
-        self._ask("state", fields, lambda a: self._synced(a, fresh), self._unsynced)
+        self._ask("state", fields, lambda a: self._synced(a, fresh),
+                  lambda exc: self._unsynced(exc, fields.get("since")))
 
-    def _unsynced(self, exc: BaseException) -> None:
+    def _unsynced(self, exc: BaseException, since: int | None) -> None:
         self.syncing = max(0, self.syncing - 1)
         if isinstance(exc, BoardRefused):
-            self._note("The board on %s refused to hand over its game (%s)." % (self.name, exc))
+            if since:  # the board has fewer moves than were known (taken back): ask from 0
+                self.catch_up(full=True)
+            else:
+                self._note("The board on %s refused to hand over its game (%s)." % (self.name, exc))
 
     # -- events -------------------------------------------------------------------------
     def take(self, ev: dict[str, Any]) -> None:
@@ -86,7 +90,8 @@ class GameSync:
 
     def _new_game(self, ev):
         gid, state, cur = ev.get("game"), ev.get("state"), self.game
-        dropped = cur if cur is not None and not cur.over and (gid is None or gid != cur.id) else None
+        dropped = cur if cur is not None and cur.moves and not cur.over and \
+            (gid is None or gid != cur.id) else None
         if dropped is not None:
             self._note("A new game was started on the board on %s before the one under way ended."
                        % self.name)
