@@ -18,6 +18,7 @@ from test_host_sim import ENV, wait_for  # noqa: F401  (wait_for is for the call
 from waits import HANG_S
 
 CHROMIUM = "/usr/bin/chromium"
+TOKENS = {}   # web's url -> the token it printed (with --control)
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
@@ -30,7 +31,10 @@ def start_web(link, *args):
     if not line.startswith("The live board is at http://localhost:"):
         web.kill()
         raise AssertionError("web did not start: " + line + web.stderr.read())
-    return web, line.split(" at ")[1].split()[0]
+    url = line.split(" at ")[1].split()[0]
+    if "--control" in args:   # the token a press carries, on the next line
+        TOKENS[url] = web.stdout.readline().split(": ")[-1].strip()
+    return web, url
 
 
 def stop_web(web):
@@ -80,7 +84,8 @@ def press(url, seat, pit):
     board's answer can come before web has read the move's event)."""
     before = first_snapshot(url)["seq"]
     body = json.dumps({"seat": seat, "pit": pit}).encode()
-    req = urllib.request.Request(url + "press", data=body, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(url + "press", data=body, headers={
+        "Content-Type": "application/json", "X-Hub-Token": TOKENS.get(url, "")})
     with urllib.request.urlopen(req, timeout=HANG_S) as r:
         answer = json.loads(r.read().decode())
     if not answer.get("ok"):

@@ -2,7 +2,8 @@
 against the virtual board over a pty.
 
 - The page follows moves made by a click on it (--control) and by a touch on the board's pad,
-  and lives through the board being killed and restarted.
+  and lives through the board being killed and restarted. A press from another address (DNS
+  rebinding), another page or without the token web printed is refused and plays nothing.
 - Layout, at 1280x720, 1920x1080 and 3840x2160, on duo Kalah, quad Basic 3p and quad Basic 4p,
   after 20 seeded moves: no two pit or store boxes intersect, no label touches another label
   or a ring, everything is inside the window, and the newest note is on screen in big type.
@@ -11,12 +12,17 @@ against the virtual board over a pty.
   seat and the final places are shown.
 """
 
+import json
 import random
+import urllib.error
+import urllib.request
 
 import pytest
 
-from projector import chromium, page_done, play_one, play_seeded, press, snapshot, start_web, stop_web, wait_for
+from projector import (TOKENS, chromium, first_snapshot, page_done, play_one, play_seeded, press, snapshot,
+                       start_web, stop_web, wait_for)
 from test_host_sim import Sim
+from waits import HANG_S
 
 from mancala_host.commands import cli
 from mancala_host.views.webpage import PAGE
@@ -72,6 +78,46 @@ def test_the_page_loads_nothing_from_outside():
     text = PAGE.replace('"http://www.w3.org/2000/svg"', "")
     for outside in ("http://", "https://", "//cdn", "@import", "url(", "src=", "<link", "@font-face"):
         assert outside not in text, outside
+
+
+def test_a_press_from_elsewhere_or_without_the_token_is_refused(tmp_path):
+    """web --control answers only at its own address (DNS rebinding), and a press must come
+    from its page with the token it printed; a bad press is one sentence; none of them plays."""
+    sim, web, url = board_with_web(tmp_path, "duo", [], "--control")
+    port = url.rstrip("/").rsplit(":", 1)[1]
+
+    def send(path, data=None, **headers):
+        req = urllib.request.Request(url + path, data=data, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=HANG_S) as r:
+                return r.status, json.loads(r.read()) if data is not None else None
+        except urllib.error.HTTPError as exc:
+            with exc:
+                return exc.code, json.loads(exc.read())["error"]["message"]
+
+    try:
+        before = first_snapshot(url)["state"]
+        ok = {"Content-Type": "application/json", "X-Hub-Token": TOKENS[url]}
+        good = b'{"seat": 0, "pit": 3}'
+        assert send("", Host="rebind.example:" + port) == (403, (
+            "The live board answers only at its own address, and this request was for "
+            "rebind.example:%s: open the address web printed." % port))
+        assert send("press", good, **dict(ok, Host="rebind.example:" + port))[0] == 403
+        assert send("press", good, **{"Content-Type": "application/json"}) == (403, (
+            "Only the page, or a program given the token web printed, may press; send it in the "
+            "X-Hub-Token header."))
+        assert send("press", good, **dict(ok, Origin="http://evil.example")) == (403, (
+            "Only the live board's own page may press; this request came from http://evil.example."))
+        assert send("press", b'{"seat": 0, "pit": "x"}', **ok) == (400, 'pit should be a valid integer, not "x".')
+        assert send("press", good, **dict(ok, **{"Content-Type": "text/plain"})) == (
+            400, "The request must be JSON, sent as application/json.")
+        assert send("press", b" " * 2000, **ok)[0] == 413
+        assert snapshot(url)["state"] == before
+        status, answer = send("press", good, **dict(ok, Origin=url.rstrip("/")))
+        assert status == 200 and answer["ok"], answer
+    finally:
+        stop_web(web)
+        sim.stop()
 
 
 def test_web_page_shows_the_board_and_follows_moves(tmp_path, browser):

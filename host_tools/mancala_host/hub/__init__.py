@@ -5,6 +5,8 @@
 - tournament.py: round robin and Swiss pairings, results, standings (pure, no I/O);
 - room.py: the boards and the tournament together, and the class-wide settings;
 - server.py: the web page (aiohttp: HTTP and server-sent events) and its JSON requests;
+- schema.py: the requests' declared bodies (pydantic), checked before anything changes;
+- guard.py: who may use the page: its own address only, and the token for a change;
 - export.py: games, standings and per-board figures as CSV, beside the game logs;
 - command.py: the command line.
 """

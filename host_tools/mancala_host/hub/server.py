@@ -43,7 +43,8 @@ _STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 _EVENTS = 'new EventSource("/events")'
 if _EVENTS not in PAGE:
     raise ImportError("the projector page no longer opens %s; update hub/server.py" % _EVENTS)
-FEATURE_PAGE = PAGE.replace(_EVENTS, 'new EventSource("events")').replace("__CONTROL__", "false")
+FEATURE_PAGE = PAGE.replace(_EVENTS, 'new EventSource("events")').replace("__CONTROL__", "false").replace(
+    "__TOKEN__", "")
 
 
 def _read(name: str) -> str:

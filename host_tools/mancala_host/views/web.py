@@ -18,8 +18,12 @@ import queue
 import threading
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from ..link.client import Client
 from ..errors import BoardError
+from ..hub.guard import HEADER, Guard, new_token
+from ..hub.schema import Ask, BadRequest, read
 from ..link.session import open_client, reopen
 from ..render.colours import seat_colours
 from ..render.view import commentary, rules_label
@@ -143,10 +147,46 @@ def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner
         hub.publish(**changes)
 
 
-def make_handler(hub: Hub, control: bool) -> type[http.server.BaseHTTPRequestHandler]:
+class Press(Ask):
+    """A press from the page (--control): the seat and the pit, as the board's `press` takes them."""
+    seat: int = Field(ge=0, le=3)
+    pit: int = Field(ge=1, le=7)
+
+
+def make_handler(hub: Hub, control: bool, guard: Guard | None = None) -> type[http.server.BaseHTTPRequestHandler]:
+    """The page's handler. `guard` (hub/guard.py) holds the address and the token: every
+    request must name this server's own address (DNS rebinding), and a press must come from
+    this page (Origin) with the token the page was served with."""
+    guarded = guard or Guard("127.0.0.1", new_token())
+    page = PAGE.replace("__CONTROL__", "true" if control else "false").replace(
+        "__TOKEN__", guarded.token if control else "")
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *a):  # the page polls nothing, but keep the terminal quiet
             pass
+
+        def _refuse(self, code, message):
+            body = json.dumps({"ok": False, "error": {"code": "refused", "message": message}})
+            self._send(code, "application/json", body.encode())
+
+        def _refused(self, post):
+            """True once a refusal is sent: a Host not this server's own, or a POST from
+            another page or without the token."""
+            host = self.headers.get("Host", "")
+            if not guarded.host_ok(host, self.connection.getsockname()[1]):
+                self._refuse(403, "The live board answers only at its own address, and this request "
+                                  "was for %s: open the address web printed." % (host[:80] or "no address"))
+                return True
+            origin = self.headers.get("Origin")
+            if post and origin is not None and origin.split("://", 1)[-1] != host:
+                self._refuse(403, "Only the live board's own page may press; this request came "
+                                  "from %s." % origin[:80])
+                return True
+            if post and not guarded.right(self.headers.get(HEADER, "")):
+                self._refuse(403, "Only the page, or a program given the token web printed, may "
+                                  "press; send it in the %s header." % HEADER)
+                return True
+            return False
 
         def _send(self, code, ctype, body):
             self.send_response(code)
@@ -157,8 +197,9 @@ def make_handler(hub: Hub, control: bool) -> type[http.server.BaseHTTPRequestHan
             self.wfile.write(body)
 
         def do_GET(self):
+            if self._refused(False):
+                return
             if self.path in ("/", "/index.html"):
-                page = PAGE.replace("__CONTROL__", "true" if control else "false")
                 self._send(200, "text/html; charset=utf-8", page.encode("utf-8"))
             elif self.path == "/snapshot":
                 with hub.lock:
@@ -193,14 +234,27 @@ def make_handler(hub: Hub, control: bool) -> type[http.server.BaseHTTPRequestHan
 
         def do_POST(self):
             if self.path != "/press" or not control:
-                self._send(403, "text/plain", b"start web with --control to press from the page")
+                self._refuse(403, "Start web with --control to press from the page.")
+                return
+            if self._refused(True):
                 return
             try:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                req = {"cmd": "press", "seat": int(body["seat"]), "pit": int(body["pit"])}
-            except (ValueError, KeyError, TypeError):
-                self._send(400, "text/plain", b"send {\"seat\": s, \"pit\": n}")
+                size = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                size = -1
+            if not 0 <= size <= 1024:
+                self._refuse(413, "A press is a small JSON object, {\"seat\": s, \"pit\": n}, "
+                                  "sent with its Content-Length.")
+                self.close_connection = True
                 return
+            try:
+                if self.headers.get_content_type() != "application/json":
+                    raise BadRequest("The request must be JSON, sent as application/json.")
+                ask = read(Press, self.rfile.read(size))
+            except BadRequest as exc:
+                self._refuse(400, str(exc))
+                return
+            req = {"cmd": "press", "seat": ask.seat, "pit": ask.pit}
             reply: queue.Queue[Any] = queue.Queue()
             hub.requests.put((req, reply))
             try:
@@ -241,6 +295,7 @@ def run(args: argparse.Namespace) -> int:
         if args.exact_nodes < 1:
             raise BoardError("--exact-nodes must be at least 1.")
         hub.on_state = ExactFeed(hub, args.exact_nodes)
+    guard = Guard(args.host, new_token())
     stop = threading.Event()
     client = open_client(args.port, args.timeout)
     try:
@@ -249,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
         client.close()
         raise
     try:
-        server = http.server.ThreadingHTTPServer((args.host, args.http_port), make_handler(hub, args.control))
+        server = http.server.ThreadingHTTPServer((args.host, args.http_port),
+                                                 make_handler(hub, args.control, guard))
     except OSError as exc:
         client.close()
         raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
@@ -262,6 +318,8 @@ def run(args: argparse.Namespace) -> int:
     host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
     print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
           % (host, server.server_address[1], board, name), flush=True)
+    if args.control:
+        print("Programs that press send the header %s: %s" % (HEADER, guard.token), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:

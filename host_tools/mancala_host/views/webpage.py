@@ -24,6 +24,6 @@ def _read(name):
 
 
 # One response holds everything: the style and the script go inline. web.py fills in
-# __CONTROL__ ("true" with --control).
+# __CONTROL__ ("true" with --control) and __TOKEN__ (the token a press carries, with --control).
 PAGE = _read("projector.html").replace("__STYLE__", _read("projector.css")).replace(
     "__SCRIPT__", _read("projector.js"))
