@@ -135,6 +135,18 @@ def test_a_bad_request_gets_400_and_changes_nothing(room, action, body, error):
     assert room_now(url) == before
 
 
+def test_a_request_the_hub_does_not_have_is_one_json_sentence(room):
+    _, url = room
+    assert api(url, "no-such", {}) == (404, {"ok": False, "error": (
+        "The hub has no request POST /api/no-such; docs/host-tool.md §13 lists them.")})
+    req = urllib.request.Request(url + "api/start")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=HANG_S)
+    with refused.value as r:
+        assert r.code == 405 and json.loads(r.read())["error"] == (
+            "GET /api/start is not served: the hub's requests are POSTs.")
+
+
 def test_a_body_too_large_gets_413_in_json_and_changes_nothing(room):
     _, url = room
     before = room_now(url)
@@ -195,6 +207,14 @@ def test_a_post_without_the_token_or_from_another_site_is_refused(room):
         "Only the hub's own page may change the room; this request came from http://evil.example.")
     status, answer = api(url, "pause", b"boards=", **{"Content-Type": "application/x-www-form-urlencoded"})
     assert status == 400 and one_sentence(answer) == "The request must be JSON, sent as application/json."
+    # another site's page would need a preflight to send the token header: none is granted
+    req = urllib.request.Request(url + "api/pause", method="OPTIONS", headers={
+        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-hub-token"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=HANG_S)
+    with refused.value as r:
+        assert r.code == 405 and not any(h.lower().startswith("access-control-") for h in r.headers)
     assert room_now(url) == before
     # the page's own origin, with the token, is served
     status, answer = api(url, "pause", {"boards": None}, Origin=url.rstrip("/"))

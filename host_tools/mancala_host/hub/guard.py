@@ -141,5 +141,9 @@ class Guard:
             return await handler(request)
         except web.HTTPException as exc:
             if request.path.startswith("/api/") and exc.status >= 400:
-                return answer(exc.status, "%s: %s %s." % (exc.reason, request.method, request.path))
+                asked = "%s %s" % (request.method, request.path[:80])
+                return answer(exc.status, "The hub has no request %s; docs/host-tool.md §13 lists "
+                                          "them." % asked if exc.status == 404 else
+                              "%s is not served: the hub's requests are POSTs." % asked
+                              if exc.status == 405 else "%s: %s." % (asked, exc.reason))
             raise
