@@ -134,7 +134,7 @@ def state_of(capsys, sim):
 def test_info_state_and_a_whole_game(sim, capsys):
     code, out, err = mb(capsys, sim, "info")
     assert code == 0, err
-    assert "duo" in out and "protocol 1" in out
+    assert "duo" in out and "protocol 2" in out
     code, out, err = mb(capsys, sim, "new", "--first", "0")
     assert code == 0 and "seat 0 starts" in out
     code, out, err = mb(capsys, sim, "press", "0", "3")
