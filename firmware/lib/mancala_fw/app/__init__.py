@@ -330,8 +330,9 @@ class App:
             if sowing:
                 return  # a touch while stones still fly skips the animation, and only that
             # the last stone has landed: the touch is judged as a move (played or refused)
-        if self.menu is not None:
-            self._menu_touch(kind, pos, now)
+        menu = self.menu
+        if menu is not None:
+            self._menu_touch(menu, kind, pos, now)
             return
         if self.config["paused"]:
             if kind == "press":  # a paused board plays nothing and opens no menu
@@ -396,12 +397,12 @@ class App:
             self.display.set_state(menu.view())
             self.emit("menu", menu.event())
 
-    def _menu_touch(self, kind, pos, now):
+    def _menu_touch(self, menu, kind, pos, now):
         """A touch while the menu is open: the menu says what it means (app.menu), the app
         does it."""
         from mancala_fw.app import menu as menus  # loaded while the menu is open
-        menu = self.menu
-        where = self.seating.seat_pit(pos)
+        seating = self.seating
+        where = seating.seat_pit(pos) if seating is not None else None
         what = menu.touch(kind, pos, where, now)
         if what == menus.CLOSE:
             self.close_menu()
@@ -488,7 +489,10 @@ class App:
         a = self.autoplay
         exact = a.exact
         seat = g.turn
-        position = self.seating.position
+        seating = self.seating
+        if seating is None:
+            return  # not booted: no game to hint in
+        position = seating.position
         if exact is None:
             self.display.hint(position(seat, a.pit))
         else:
