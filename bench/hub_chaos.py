@@ -54,6 +54,16 @@ def _proc(pid):
     return cpu, peak
 
 
+def nice(board, value):
+    """Every process of the board's session (the sim and its MicroPython) at nice `value`,
+    also the session's autogroup: in a class each board is a computer of its own, not a share
+    of the laptop's cores (bench/hub.py says why)."""
+    os.setpriority(os.PRIO_PGRP, board.proc.pid, value)
+    if os.path.exists("/proc/%d/autogroup" % board.proc.pid):
+        with open("/proc/%d/autogroup" % board.proc.pid, "w") as f:
+            f.write(str(value))
+
+
 def schedule(seed, faults, boards, gap_s):
     """[(seconds from the start, kind, board index, down seconds)], the kinds in equal shares."""
     rng = random.Random(seed)
@@ -132,18 +142,20 @@ class Hub:
         stop_hub(self.proc)
 
 
-def apply(fault, hub, boards):
+def apply(fault, hub, boards, board_nice):
     _, kind, i, down = fault
     b = boards[i]
     if kind == "board":
         b.kill()
         b.start()
+        nice(b, board_nice)
     elif kind == "wipe":
         b.kill()
         for name in os.listdir(str(b.flash)):
             path = os.path.join(str(b.flash), name)
             shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
         b.start()
+        nice(b, board_nice)
     elif kind == "pty":
         target = os.readlink(b.link)
         os.remove(b.link)
@@ -165,6 +177,8 @@ def main(argv=None):
                    help="seconds between faults, drawn uniformly (default 4 14)")
     p.add_argument("--stone-ms", type=int, default=20, help="the sowing animation per stone")
     p.add_argument("--level", type=int, default=1, help="every player's CPU level")
+    p.add_argument("--board-nice", type=int, default=10,
+                   help="the virtual boards' nice value (default 10, as bench/hub.py)")
     p.add_argument("--quick", action="store_true",
                    help="6 boards, 6 players, 8 faults (make bench BENCHFLAGS=--quick)")
     args = p.parse_args(argv)
@@ -178,6 +192,8 @@ def main(argv=None):
     print("commit %s; start: load %.2f %.2f %.2f on %d cores" % ((commit,) + os.getloadavg() +
                                                                 (os.cpu_count(),)), flush=True)
     boards = start_boards(tmp, args.boards)
+    for b in boards:
+        nice(b, args.board_nice)
     hub = None
     loads, done = [], []
     try:
@@ -197,7 +213,7 @@ def main(argv=None):
             if pending and now >= pending[0][0]:
                 fault = pending.pop(0)
                 print("%6.1f s  %-5s %s" % (now, fault[1], boards[fault[2]].key), flush=True)
-                apply(fault, hub, boards)
+                apply(fault, hub, boards, args.board_nice)
                 done.append(fault)
                 continue
             loads.append(os.getloadavg()[0])
@@ -223,9 +239,9 @@ def main(argv=None):
     again = {n: tuple(v) for n, v in rows.items()}
     same = table == {n: again.get(n, (0.0, 0, 0)) for n in table}
     print("end: load %.2f %.2f %.2f" % os.getloadavg())
-    print("%d boards, %d CPU players (level %d), round robin of %d rounds, %d ms a stone; "
-          "%.1f min" % (args.boards, args.players, args.level, standings["rounds"],
-                        args.stone_ms, wall / 60))
+    print("%d boards (nice %d), %d CPU players (level %d), round robin of %d rounds, %d ms a "
+          "stone; %.1f min" % (args.boards, args.board_nice, args.players, args.level,
+                               standings["rounds"], args.stone_ms, wall / 60))
     print("faults (seed %d): %d applied: %s" % (args.seed, len(done), ", ".join(
         "%d %s" % (sum(f[1] == k for f in done), k) for k in KINDS)))
     print("machine load (1-min average, every 0.5 s): mean %.1f, max %.1f"

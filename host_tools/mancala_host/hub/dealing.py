@@ -75,6 +75,7 @@ class Dealer:
         self.tid: int | None = None
         self.deals: dict[str, tuple[Game, Deal]] = {}   # board key -> its game, where it stands
         self.boards: dict[str, Board] = {}
+        self.ended: dict[str, dict[str, Any]] = {}   # board key -> the tag of its last game
         kept = journal.current()
         if kept is not None:
             self.tid, spec, games, deals = kept
@@ -224,6 +225,21 @@ class Dealer:
                 return
             self._finish(key, ev.get("places") or [], ev.get("stores") or [])
 
+    def handed_over(self, key: str, game: dict[str, Any]) -> None:
+        """A game the board's follower handed over (link.Listener.board_game): one that ended,
+        also while the hub was away, is scored if it is the dealt one; the dealt one left
+        under way (the board started another, or was wiped) is dealt again."""
+        gid = game.get("game")
+        with self.lock:
+            entry = self.deals.get(key)
+            if entry is None or not entry[1].started or gid is None or entry[1].game != gid:
+                return
+        state = game.get("state") or {}
+        if game.get("over"):
+            self._finish(key, state.get("places") or [], state.get("stores") or [], game=gid)
+        else:
+            self._lost(key, gid)
+
     def gone(self, key: str) -> None:
         """The board's line dropped: nothing is dealt to it until it is back."""
         with self.lock:
@@ -235,12 +251,15 @@ class Dealer:
         board key: {"id", "round", "players"}, or None when it is not a tournament game."""
         with self.lock:
             entry = self.deals.get(key)
-            if entry is None or self.tid is None:
-                return None
-            g, deal = entry
-            if deal.started and deal.game not in (UNKNOWN, game):
-                return None
-            return {"id": self.tid, "round": g.round, "players": list(g.names)}
+            board = self.boards.get(key)
+            if entry is not None and self.tid is not None and (
+                    not entry[1].started or entry[1].game in (UNKNOWN, game)):
+                g = entry[0]
+                return {"id": self.tid, "round": g.round, "players": list(g.names)}
+            if game is None:   # protocol 1: the game that just ended here
+                return self.ended.get(key)
+            board_id = board.board_id if board is not None else None
+        return self.journal.tag(board_id, game) if board_id else None
 
     def tile(self, key: str) -> dict[str, Any]:
         """The tile's tournament fields: the dealt players, and why the board has no game."""
@@ -337,6 +356,7 @@ class Dealer:
             if len(places) != 2 or len(stores) != 2:
                 return
             del self.deals[key]
+            self.ended[key] = {"id": self.tid, "round": g.round, "players": list(g.names)}
             following = t.finish(g, places, stores)
             self.journal.finished(self._tid(), g, following)
             self._board(key).problem = ""

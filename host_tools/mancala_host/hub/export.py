@@ -97,7 +97,7 @@ def _csv(path: str, fields: tuple[str, ...], rows: list[dict[str, Any]]) -> None
 
 def write(room: Room) -> str:
     boards = [{"key": link.key, "label": link.label, "port": link.port, "status": link.status,
-               "log": link.tracker.out} for link in room.ordered()]
+               "log": link.recorder.out} for link in room.ordered()]
     t = room.tournament
     return write_folder(room.folder, boards, t.standings() if t is not None else None)
 

@@ -195,6 +195,23 @@ class Journal:
                        "unfinished = excluded.unfinished, at = excluded.at",
                        (board_id, game, board, int(unfinished), tournament, _now()))
 
+    def owed(self, board_id: str, game: int) -> bool:
+        """Whether (board_id, game) is a tournament game that is not logged finished."""
+        with self.lock:
+            return self.db.execute(
+                "SELECT 1 FROM game g WHERE g.board_id = ? AND g.game = ? AND NOT EXISTS "
+                "(SELECT 1 FROM logged l WHERE l.board_id = g.board_id AND l.game = g.game "
+                "AND l.unfinished = 0)", (board_id, game)).fetchone() is not None
+
+    def tag(self, board_id: str, game: int) -> dict[str, Any] | None:
+        """The tournament tag of the board's game `game`, if a tournament dealt it."""
+        with self.lock:
+            row = self.db.execute(
+                "SELECT tournament, round, seat0, seat1 FROM game WHERE board_id = ? AND "
+                "game = ? ORDER BY tournament DESC LIMIT 1", (board_id, game)).fetchone()
+        return None if row is None else {"id": row[0], "round": row[1],
+                                         "players": [row[2], row[3]]}
+
     def logged_count(self) -> int:
         with self.lock:
             return self.db.execute("SELECT COUNT(*) FROM logged").fetchone()[0]

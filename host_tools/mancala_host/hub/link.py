@@ -1,7 +1,7 @@
-"""One board's line, in a thread of its own: it opens the port, follows the board's events,
-writes its games to the game log (record.GameTracker: checked by the engine, resynchronised
-from the board's `state` after a replug, an unfinished game written once), runs the requests
-the page sends, and keeps the board's tile and its projector snapshot.
+"""One board in the classroom hub: its line, followed by link.follower.Follower (opening it and
+opening it again with backoff, the heartbeat, the requests, catching up by game id and move
+index after any gap), its game log (logs.record.Recorder: each game once, by board id and
+game id, whole from its first move), its tile and its projector snapshot.
 
 The link reports what its board does to a `Listener` (the room implements it) and owns its
 own fields: the room asks it for things through its methods and never writes them.
@@ -15,87 +15,120 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import queue
-import threading
 import time
 from typing import Any
 
-from ..link import transport
-from ..link.client import Client
+from ..errors import BoardError, BoardRefused
+from ..link import follower, transport
+from ..logs.record import Recorder
 from ..render.colours import seat_colours
-from ..errors import BoardError, BoardRefused, PortLost
-from ..logs.record import GameTracker
 from ..render.view import commentary, rules_label
 
-HEARTBEAT_S = 3.0   # silence after which the board is asked for its state
-RETRY_S = 0.5       # between attempts to open a board that is away
 NOTES = 12
 
 
 class Listener:
-    """What a board's link reports to, each call in the link's own thread. The room is one;
+    """What a board's link reports to, each call in the follower's thread. The room is one;
     these defaults do nothing (a test's listener overrides what it needs)."""
 
     def link_changed(self, link: BoardLink) -> None:
         """The tile or the projector snapshot changed."""
 
     def board_ready(self, link: BoardLink, answer: dict[str, Any]) -> None:
-        """The line is (again) open; answer is the board's `state` answer."""
+        """The line is (again) open; answer is the board's first `state` answer on it."""
 
     def board_state(self, link: BoardLink, answer: dict[str, Any]) -> None:
-        """A heartbeat's `state` answer."""
+        """A later `state` answer (a heartbeat, a catch-up)."""
 
     def board_event(self, link: BoardLink, ev: dict[str, Any]) -> None:
-        """A new_game or game_over event, after the log has taken it in."""
+        """A new_game or game_over event."""
+
+    def board_game(self, link: BoardLink, game: dict[str, Any]) -> None:
+        """A game the follower handed over (follower.Listener.on_game), after it was logged:
+        one that ended (also one fetched after a gap), or one left under way."""
 
     def board_gone(self, link: BoardLink) -> None:
         """The line dropped, or the port could not be opened."""
 
     def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
-        """The log's tournament tag for the game starting on the board (its board game id)."""
+        """The log's tournament tag for the board's game `game` (its id; None on protocol 1)."""
         return None
+
+    def wants(self, link: BoardLink, board_id: str, game: int) -> bool:
+        """Whether a finished game of the board that nobody followed is to be fetched."""
+        return False
+
+    def logged(self, link: BoardLink, game: dict[str, Any]) -> None:
+        """The game (follower's dict) is in the link's log now."""
 
     def plan_for(self, board: str | None, rules: Any) -> Any:
         """The projector page's drawing of the board profile `board`."""
         return None
 
 
-class Tracker(GameTracker):
-    """GameTracker whose games also name the board's label and port, and the tournament (its
-    id, round and players) when the game is one the room dealt."""
-
-    def __init__(self, out: str, link: BoardLink) -> None:
-        super().__init__(out, say=link.note)
-        self.link = link
-        self.game_id: int | None = None   # the board's id of the game starting
-
-    def on_event(self, ev: dict[str, Any]) -> None:
-        if ev.get("event") == "new_game":
-            self.game_id = ev.get("game") if isinstance(ev.get("game"), int) else None
-        super().on_event(ev)
-
-    def _start(self, state, first):
-        super()._start(state, first)
-        if self.game is not None:
-            self.game["board"].update(label=self.link.label, port=self.link.port)
-            tag = self.link.listener.game_tag(self.link, self.game_id)
-            if tag is not None:
-                self.game["tournament"] = tag
-
-
 def log_name(key: str) -> str:
     return "board-%s.jsonl" % key
 
 
-class BoardLink(threading.Thread):
+class HubRecorder(Recorder):
+    """The board's log: games also name the board's label and port, and the tournament (its
+    id, round and players) when the room dealt them; each written game goes to the room's
+    index."""
+
+    def __init__(self, out: str, link: BoardLink) -> None:
+        super().__init__(out, say=link.note)
+        self.link = link
+
+    def on_connect(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
+        super().on_connect(hello, config)
+        self.board.update(label=config.get("label") or "", port=self.link.port)
+
+    def wants(self, board_id: str, game_id: int) -> bool:
+        return super().wants(board_id, game_id) or self.link.listener.wants(
+            self.link, board_id, game_id)
+
+    def extra(self, game: dict[str, Any]) -> dict[str, Any]:
+        tag = self.link.listener.game_tag(self.link, game.get("game"))
+        return {"tournament": tag} if tag is not None else {}
+
+    def on_game(self, game: dict[str, Any]) -> None:
+        super().on_game(game)
+        self.link.listener.logged(self.link, game)
+
+
+class Watch(follower.Listener):
+    """The link's own listener on its follower: the tile, the notes, the room's reports."""
+
+    def __init__(self, link: BoardLink) -> None:
+        self.link = link
+
+    def on_connect(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
+        self.link._connected(hello, config)
+
+    def on_state(self, answer: dict[str, Any]) -> None:
+        self.link._state(answer)
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        self.link._event(ev)
+
+    def on_game(self, game: dict[str, Any]) -> None:
+        self.link.listener.board_game(self.link, game)
+
+    def on_note(self, text: str) -> None:
+        self.link.note(text)
+
+    def on_lost(self, reason: str) -> None:
+        self.link._away(reason)
+
+
+class BoardLink:
     def __init__(self, key: str, port: str, folder: str, listener: Listener,
                  timeout: float = 5.0) -> None:
-        super().__init__(daemon=True, name="board " + key)
         self.key, self.port, self.listener, self.timeout = key, port, listener, timeout
-        self.stop = threading.Event()
-        self.requests: queue.Queue[tuple[str, dict[str, Any], concurrent.futures.Future]] = queue.Queue()
-        self.tracker = Tracker(os.path.join(folder, log_name(key)), self)
-        self.client: Client | None = None
+        self.recorder = HubRecorder(os.path.join(folder, log_name(key)), self)
+        # the recorder first: a game is in the log before the room hears of it
+        self.follower = follower.Follower(None, [self.recorder, Watch(self)], timeout=timeout,
+                                          opener=lambda: transport.SerialTransport(self.port))
         self.label = ""
         self.status = "connecting"   # live, offline, held, connecting
         self.problem = ""            # why it is not live, or what it refused last
@@ -110,6 +143,23 @@ class BoardLink(threading.Thread):
         self.record: Any = None
         self.before: dict[str, Any] | None = None
         self.event_time = 0.0        # time.time() when the last game event was taken in
+        self._fresh = False          # the line opened; its first state answer is to come
+
+    # -- its life -------------------------------------------------------------------------
+    def start(self) -> None:
+        self.follower.start()
+
+    def close(self) -> None:
+        """Let go of the board (after taking in what it did up to now)."""
+        self.follower.stop(catch_up=True)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the follower to end, then write the game under way, unfinished."""
+        try:
+            self.follower.wait(timeout)
+        except BoardError:
+            pass
+        self.recorder.close(self.follower.game())
 
     # -- what the page sees ---------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -122,7 +172,7 @@ class BoardLink(threading.Thread):
                 "paused": self.config.get("paused") is True, "locked": self.locked is not None,
                 "title": rules_label(self.state["rules"]) if self.state else "",
                 "seq": self.seq, "t_event": self.event_time, "opened": self.opened,
-                "games": self.tracker.written}
+                "games": self.recorder.written}
 
     def projector(self) -> dict[str, Any]:
         """The snapshot the projector page (web.py) draws: the same keys."""
@@ -139,7 +189,36 @@ class BoardLink(threading.Thread):
     def changed(self) -> None:
         self.listener.link_changed(self)
 
+    def name_for_people(self) -> str:
+        return self.label or self.port
+
     # -- what the room asks of the link (any thread) --------------------------------------
+    def call(self, cmd: str, **fields: Any) -> concurrent.futures.Future:
+        """Send cmd to the board: a Future of its answer. A refusal shows on the tile and keeps
+        the line; a request to a board that is not live fails at once (sent after a
+        reconnect, a new_game pressed during a blip would throw away the game it resumed)."""
+        if self.status != "live":
+            fut: concurrent.futures.Future = concurrent.futures.Future()
+            fut.set_exception(BoardError("%s is %s." % (self.name_for_people(), self.status)))
+            return fut
+        out: concurrent.futures.Future = concurrent.futures.Future()
+
+        def answered(f: concurrent.futures.Future) -> None:
+            exc = f.exception()
+            if exc is None:
+                out.set_result(f.result())
+                return
+            if isinstance(exc, BoardRefused):
+                self.show("Refused %s: %s" % (cmd, exc.board_message))
+            else:   # no answer in time (the line stays open), or the line went away
+                exc = BoardError(str(exc).replace("did not answer in time",
+                                                  "did not answer '%s' in time" % cmd))
+                if self.status == "live":
+                    self.show(str(exc))
+            out.set_exception(exc)
+        self.follower.request(cmd, **fields).add_done_callback(answered)
+        return out
+
     def move_to(self, port: str) -> None:
         """The same board found on another device path (a replug): the next open uses it."""
         if self.status != "live":
@@ -168,148 +247,23 @@ class BoardLink(threading.Thread):
         self.changed()
         return "ok"
 
-    # -- requests from the page (any thread) ----------------------------------------------
-    def call(self, cmd: str, **fields: Any) -> concurrent.futures.Future:
-        fut: concurrent.futures.Future = concurrent.futures.Future()
-        if self.status != "live":
-            fut.set_exception(BoardError("%s is %s." % (self.name_for_people(), self.status)))
-        else:
-            self.requests.put((cmd, fields, fut))
-        return fut
-
-    def name_for_people(self) -> str:
-        return self.label or self.port
-
-    # -- the thread -----------------------------------------------------------------------
-    def run(self) -> None:
-        while not self.stop.is_set():
-            try:
-                self._open()
-            except BoardError as exc:
-                if self.client is not None:  # opened, then lost: let go of the port, or
-                    self.client.close()      # every reopen finds it busy
-                    self.client = None
-                self._away(exc)
-                self.stop.wait(RETRY_S)
-                continue
-            try:
-                self._follow()
-            except BoardError as exc:
-                self._away(exc)
-            finally:
-                if self.client is not None:
-                    self.client.close()
-                    self.client = None
-        self.tracker.close_unfinished()
-
-    def _away(self, exc: BaseException) -> None:
-        # requests queued while the line was up fail now: sent after a reconnect, a new_game
-        # or set_config pressed during the blip would throw away the game the board resumed
-        while True:
-            try:
-                cmd, _, fut = self.requests.get_nowait()
-            except queue.Empty:
-                break
-            fut.set_exception(BoardError("%s went off line before %s was sent." % (
-                self.name_for_people(), cmd)))
-        others = transport.holders(self.port) if os.path.exists(self.port) else []
-        status, problem = ("held", "Another program has this port open (%s): close it."
-                           % "; ".join(others)) if others else ("offline", str(exc))
-        if (status, problem) != (self.status, self.problem):
-            self.status, self.problem = status, problem
-            self.changed()
-        self.listener.board_gone(self)
-
-    def _open(self) -> None:
-        line = transport.SerialTransport(self.port)
-        client = Client(line, timeout=self.timeout)
-        try:
-            client.hello()
-            config = client.request("get_config").get("config") or {}
-            answer = client.request("state")
-        except BaseException:
-            client.close()
-            raise
-        # the events that came before the state answer are in that state already: replayed
-        # after it, they would not fit the game (only a newer config is kept from them)
-        for ev in client.events:
-            if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
-                config = ev["config"]
-        client.events.clear()
-        self.client, self.hello, self.config = client, client.hello_answer, config
-        self.opened += 1
+    # -- what the follower reports (its thread) -------------------------------------------
+    def _connected(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
+        self.hello, self.config = hello, config
         self.label = config.get("label") or ""
-        self.tracker.take(client.hello_answer, config, answer)
-        self.state = answer["state"]
-        self.status, self.problem, self.last_seen = "live", "", time.time()
-        self.seq += 1
-        self.changed()
-        self.listener.board_ready(self, answer)
+        self.opened += 1
+        self._fresh = True
 
-    def _follow(self) -> None:
-        client = self.client
-        assert client is not None
-        quiet = time.monotonic()
-        missed = 0
-        while not self.stop.is_set():
-            self._serve(client)
-            ev = client.next_event(0.05)
-            now = time.monotonic()
-            if ev is None:
-                if now - quiet > HEARTBEAT_S:
-                    quiet = now
-                    try:
-                        answer = client.request("state")
-                    except PortLost:
-                        raise
-                    except BoardError:
-                        # a slow board keeps its line (closing it would lose its events);
-                        # one that misses two heartbeats in a row is taken for gone
-                        missed += 1
-                        if missed >= 2:
-                            raise
-                        continue
-                    missed = 0
-                    # the events that came before the answer are older than its state
-                    while client.events:
-                        self._event(client.events.popleft())
-                    self._beat(answer)
-                continue
-            quiet = now
-            self.last_seen = time.time()
-            self._event(ev)
-
-    def _serve(self, client: Client) -> None:
-        while True:
-            try:
-                cmd, fields, fut = self.requests.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                answer = client.request(cmd, **fields)
-            except BoardRefused as exc:
-                self.problem = "Refused %s: %s" % (cmd, exc.board_message)
-                fut.set_exception(exc)
-                self.changed()
-                continue
-            except PortLost as exc:
-                fut.set_exception(exc)
-                raise
-            except BoardError as exc:
-                # no answer in time (or a garbled one): the request fails, the line stays
-                # open, so the board's events (the game it may be playing) keep coming
-                self.problem = str(exc)
-                fut.set_exception(exc)
-                self.changed()
-                continue
-            fut.set_result(answer)
-            # the events the request caused came before its answer: take them in now
-            while client.events:
-                self._event(client.events.popleft())
-
-    def _beat(self, answer: dict[str, Any]) -> None:
+    def _state(self, answer: dict[str, Any]) -> None:
         self.last_seen = time.time()
-        self.tracker.check(answer, "The board's state moved on")
+        fresh, self._fresh = self._fresh, False
+        if fresh:
+            self.state = answer["state"]
+            self.status, self.problem = "live", ""
+            self.seq += 1
+            self.changed()
+            self.listener.board_ready(self, answer)
+            return
         others = transport.holders(self.port)
         problem = ("Another program has this port open too (%s) and takes part of the board's "
                    "lines: close it." % "; ".join(others)) if others else ""
@@ -321,16 +275,27 @@ class BoardLink(threading.Thread):
             self.changed()
         self.listener.board_state(self, answer)
 
+    def _away(self, reason: str) -> None:
+        self._fresh = False
+        others = transport.holders(self.port) if os.path.exists(self.port) else []
+        status, problem = ("held", "Another program has this port open (%s): close it."
+                           % "; ".join(others)) if others else ("offline", reason)
+        if (status, problem) != (self.status, self.problem):
+            self.status, self.problem = status, problem
+            self.changed()
+        self.listener.board_gone(self)
+
     def _event(self, ev: dict[str, Any]) -> None:
         read = time.time()   # the page's latency is counted from here (tile()'s t_event)
+        self.last_seen = read
         name = ev.get("event")
-        self.tracker.on_event(ev)
         text = commentary(ev) if name not in ("log", "config") else None
         if text:
             self.note(text)
         if name == "config" and isinstance(ev.get("config"), dict):
             self.config = ev["config"]
             self.label = self.config.get("label") or ""
+            self.recorder.board["label"] = self.label
             if self.locked is not None and ev.get("source") == "pad":
                 self._relock()
         if name in ("move", "resign"):
@@ -347,15 +312,8 @@ class BoardLink(threading.Thread):
             self.listener.board_event(self, ev)
 
     def _relock(self) -> None:
-        """The board's menu changed a locked setting: put it back (in the link's thread)."""
+        """The board's menu changed a locked setting: put it back."""
         differs = {k: v for k, v in (self.locked or {}).items() if self.config.get(k) != v}
-        if differs and self.client is not None:
-            try:
-                self.client.request("set_config", config=differs)
-            except PortLost:
-                raise
-            except BoardError as exc:   # refused or late: said on the tile, the line kept
-                self.problem = "Locked, but the change could not be put back: %s" % (
-                    getattr(exc, "board_message", None) or exc)
-                return
+        if differs:
+            self.call("set_config", config=differs)
             self.problem = "Locked: the change made on the board was put back."

@@ -77,7 +77,7 @@ class Room(Listener):
     def close(self) -> None:
         self.stop.set()
         for link in list(self.links.values()):
-            link.stop.set()
+            link.close()
         for link in list(self.links.values()):
             link.join(timeout=self.timeout + 2)
         self.journal.close()
@@ -243,8 +243,22 @@ class Room(Listener):
         elif ev.get("event") == "game_over":
             self.dealer.game_over(link.key, ev)
 
+    def board_game(self, link: BoardLink, game: dict[str, Any]) -> None:
+        self.dealer.handed_over(link.key, game)
+
     def board_gone(self, link: BoardLink) -> None:
         self.dealer.gone(link.key)
 
     def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
         return self.dealer.tag(link.key, game)
+
+    def wants(self, link: BoardLink, board_id: str, game: int) -> bool:
+        """A tournament game of the board that is not in its log yet (it ended while the hub
+        was away) is fetched."""
+        return self.journal.owed(board_id, game)
+
+    def logged(self, link: BoardLink, game: dict[str, Any]) -> None:
+        if game.get("board_id") and isinstance(game.get("game"), int):
+            tag = self.dealer.tag(link.key, game["game"])
+            self.journal.log(game["board_id"], game["game"], link.key, not game["over"],
+                             tag["id"] if tag else None)

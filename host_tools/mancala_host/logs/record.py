@@ -111,6 +111,10 @@ class Recorder(Listener):
         return list(self.config.get("seats") or [])[:players]
 
     # -- writing ------------------------------------------------------------------------
+    def extra(self, game: dict[str, Any]) -> dict[str, Any]:
+        """More fields for the game's log entry (the hub adds its tournament tag); none here."""
+        return {}
+
     def write(self, game: dict[str, Any]) -> None:
         """Write one game the follower handed over (finished, or left under way), unless the
         log already has it as far."""
@@ -129,6 +133,7 @@ class Recorder(Listener):
                                  started=game["started"] or (held or {}).get("started"),
                                  game_id=game["game"], base=game["base"])
         entry["moves"] = game["moves"]
+        entry.update(self.extra(game))
         state = game["state"]
         if game["over"]:
             entry["ended"] = game["ended"]
