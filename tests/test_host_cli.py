@@ -367,3 +367,30 @@ def test_common_options_go_before_or_after_the_command():
 def fakeport_root():
     import fakeport
     return fakeport.ROOT
+
+
+def test_a_newcomer_finds_the_way_from_the_readme_and_every_step_parses():
+    """README and docs/README.md lead to docs/start-here.md, which leads through the virtual
+    board, the host tool and the hub; the user guide sends a person with a computer to the
+    host tool's manual. Every command on the start page is one the tool takes."""
+    import re
+    import shlex
+    from mancala_host.sim import launcher
+
+    root = fakeport_root()
+    read = lambda *path: open(os.path.join(root, *path)).read()  # noqa: E731
+    assert "(docs/start-here.md)" in read("README.md")
+    assert "(start-here.md)" in read("docs", "README.md")
+    start = read("docs", "start-here.md")
+    for page in ("(sim.md)", "(host-tool.md)", "(user-guide.md)"):
+        assert page in start, page
+    intro = read("docs", "user-guide.md").split("## Contents")[0]
+    assert "(host-tool.md)" in intro
+    lines = re.findall(r"^(?:\.venv/bin/)?mancala-board (.*?)\s*(?:&\s*)?(?:#.*)?$", start, re.M)
+    assert len(lines) >= 9
+    for line in lines:
+        argv = shlex.split(line)
+        if argv[0] == "sim":
+            launcher._parser().parse_args(argv[1:])   # raises on a wrong example
+        else:
+            cli.build_parser().parse_args(argv)       # exits (fails the test) on a wrong one
