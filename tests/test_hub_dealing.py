@@ -181,3 +181,18 @@ def test_two_tournaments_are_told_apart_and_the_replaced_one_is_not_restored(tmp
     assert tag["id"] != old["id"] and tag["players"] == ["E", "F"] and old["players"] != ["E", "F"]
     again = _dealer(tmp_path / "hub.sqlite", Boards())
     assert again.tid == tag["id"] and again.tournament.spec()["players"] == ["E", "F"]
+
+
+def test_a_finished_games_tile_names_its_players_until_the_boards_next_game(tmp_path):
+    """A finished tile said 'seat 0 (CPU 2) won': its deal was gone with the game's end. The
+    dealer keeps the finished game's players for its tile until the board starts another."""
+    boards, dealer = _room(tmp_path)
+    first = _dealt(dealer)
+    assert dealer.tile("b1")["finished_players"] is None
+    boards.end("b1")
+    tile = dealer.tile("b1")
+    assert tile["finished_players"] == list(first["b1"]) and tile["players"] is None
+    boards.end("b2")      # round 2 is dealt to both: their new games start
+    for key in ("b1", "b2"):
+        tile = dealer.tile(key)
+        assert tile["finished_players"] is None and tile["players"] == list(_dealt(dealer)[key])

@@ -65,6 +65,7 @@ class Board:
         self.game: int | None = None
         self.problem = ""         # why its tournament game is not being played
         self.refused = False      # it refused its game: deal to it again only when asked
+        self.finished: list[str] | None = None  # the players of the finished game it shows
 
 
 class Dealer:
@@ -205,6 +206,7 @@ class Dealer:
         with self.lock:
             board = self._board(key)
             board.game = game_id(ev)
+            board.finished = None
             entry = self.deals.get(key)
             if entry is None:
                 return
@@ -267,6 +269,7 @@ class Dealer:
             entry = self.deals.get(key)
             board = self.boards.get(key)
             return {"players": list(entry[0].names) if entry is not None else None,
+                    "finished_players": board.finished if board is not None else None,
                     "deal_problem": board.problem if board is not None else "",
                     "redeal": bool(board is not None and board.refused)}
 
@@ -357,6 +360,7 @@ class Dealer:
                 return
             del self.deals[key]
             self.ended[key] = {"id": self.tid, "round": g.round, "players": list(g.names)}
+            self._board(key).finished = list(g.names)  # the tile names them until a new game
             following = t.finish(g, places, stores)
             self.journal.finished(self._tid(), g, following)
             self._board(key).problem = ""

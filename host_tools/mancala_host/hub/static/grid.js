@@ -20,6 +20,13 @@ function when(t) { return t ? new Date(t * 1000).toLocaleTimeString() : "never";
 
 // ------------------------------------------------------------------ layout
 function layout() {
+  // The header reads from the back of a room: its line about 0.46 of the bar, its buttons
+  // 0.34 (28 px and 21 px at 720 lines).
+  const bar = Math.max(44, Math.round(window.innerHeight * 0.085));
+  document.documentElement.style.setProperty("--bar", bar + "px");
+  // With the controls open, the boards or the standings take the rest of the width.
+  const panel = document.getElementById("controls");
+  document.documentElement.style.setProperty("--panel", panel.hidden ? "0px" : panel.offsetWidth + "px");
   const grid = document.getElementById("grid");
   const n = Math.max(1, Object.keys(tiles).length);
   const W = grid.clientWidth, H = grid.clientHeight;
@@ -36,7 +43,14 @@ function layout() {
   for (const k in tiles) fitCounts(tiles[k].el);
   const tbody = document.getElementById("standings-rows");
   const nrows = Math.max(4, tbody.children.length + 2);
-  document.documentElement.style.setProperty("--row", Math.min(56, Math.floor((window.innerHeight - 50) / (nrows + 0.5))) + "px");
+  let row = Math.min(56, Math.floor((window.innerHeight - bar - 6) / (nrows + 0.5)));
+  document.documentElement.style.setProperty("--row", row + "px");
+  const st = document.getElementById("standings"), table = st.querySelector("table");
+  const room = () => st.getBoundingClientRect().right - parseFloat(getComputedStyle(st).paddingRight);
+  while (!st.hidden && row > 12 && table.getBoundingClientRect().right > room()) {  // every column
+    row -= 1;
+    document.documentElement.style.setProperty("--row", row + "px");
+  }
 }
 
 function fitCounts(el) {
@@ -103,12 +117,13 @@ function build(t) {
   name.append(pick, text, label);
   const status = h("span", "status");
   head.append(name, status);
+  const who = h("div", "who");
   const board = h("div", "board");
   const foot = h("div", "foot");
-  el.append(head, board, foot);
+  el.append(head, who, board, foot);
   document.getElementById("grid").appendChild(el);
-  return {el: el, tile: null, text: text, label: label, status: status, board: board, foot: foot,
-          shape: "", cells: []};
+  return {el: el, tile: null, text: text, label: label, status: status, who: who, board: board,
+          foot: foot, shape: "", cells: [], whoText: ""};
 }
 
 function render(t) {
@@ -122,6 +137,7 @@ function render(t) {
   entry.status.textContent = t.status === "live" ? (t.paused ? "paused" : t.locked ? "locked" : "live")
     : t.status === "held" ? "port held by another program"
     : t.status === "offline" ? "off line since " + when(t.last_seen) : t.status;
+  whoLine(entry, t);
   entry.foot.classList.toggle("problem", !!t.problem);
   entry.foot.textContent = t.problem || footText(t);
   if (t.redeal) {  // the board refused its tournament game: one click deals it again
@@ -146,10 +162,35 @@ function render(t) {
   }
 }
 
+// Who plays a seat of the game the tile shows: the tournament's player (for a finished game,
+// the players of that game, not of the one dealt next), else the seat, and the CPU's level.
 function seatName(t, s) {
-  if (t.players) return t.players[s];
+  const names = t.state && t.state.over ? t.finished_players : t.players;
+  if (names && names[s]) return names[s];
   const seat = (t.seats || [])[s];
   return "seat " + s + (seat && seat.kind === "cpu" ? " (CPU " + seat.level + ")" : "");
+}
+
+// Both (or every) players and which row is whose, in the seats' colours: with two, seat 1
+// plays the top row and seat 0 the bottom one, as the board lies; with more, a row a seat.
+function whoLine(entry, t) {
+  const st = t.state;
+  const n = st ? st.pits.length : 0;
+  const names = [];
+  for (let s = 0; s < n; s++) names.push(seatName(t, s));
+  const where = n === 2 ? ["bottom", "top"] : names.map((_, s) => "row " + (s + 1));
+  const order = n === 2 ? [1, 0] : names.map((_, s) => s);
+  const key = JSON.stringify([names, colours]);
+  if (key === entry.whoText) return;
+  entry.whoText = key;
+  entry.who.textContent = "";
+  order.forEach((s, i) => {
+    if (i) entry.who.append(" · ");
+    const b = h("b", "", names[s]);
+    b.dataset.seat = s;
+    b.style.color = colours[s % colours.length];
+    entry.who.append(b, " " + where[s]);
+  });
 }
 
 function footText(t) {
@@ -240,6 +281,7 @@ document.getElementById("show-controls").onclick = () => {
   const c = document.getElementById("controls");
   c.hidden = !c.hidden;
   document.body.classList.toggle("controls", !c.hidden);
+  layout();
 };
 if (location.hash === "#standings") show("standings");
 
