@@ -36,39 +36,48 @@ def _load(flash, slot):
     return saved
 
 
-def _kept(flash):
-    """[(game id, slot)] of the slots that hold a game, oldest game first. One file is on
-    the heap at a time."""
+def _kept(flash, gid=0, summary=False):
+    """[(game id, slot, extra)] of the slots that hold a game, oldest game first, each file
+    read once: extra is the saved game if its id is gid, else its `games` entry if summary,
+    else None. Only what is asked for stays on the heap."""
     out = []
     for slot in range(storage.KEPT):
         saved = _load(flash, slot)
         if saved is not None:
-            out.append((saved["game"], slot))
-    out.sort()
+            n = saved["game"]
+            extra = saved if n == gid else (_entry(saved) if summary else None)
+            out.append((n, slot, extra))
+    out.sort(key=_first)
     return out
 
 
-def _slot_of(flash, gid):
-    for entry in _kept(flash):
-        if entry[0] == gid:
-            return entry[1]
-    return None
+def _first(entry):
+    return entry[0]
+
+
+def _entry(saved):
+    state = saved["state"]
+    return {"game": saved["game"], "moves": len(saved["history"]),
+            "places": state.get("places"), "stores": state.get("stores")}
 
 
 def keep(flash, session, state):
     """Saves the finished game of session (state: its final state dict). Raises OSError as
     storage.save does."""
     gid = session.id
-    slot = _slot_of(flash, gid)
+    kept = _kept(flash)
+    slot = None
+    for entry in kept:
+        if entry[0] == gid:
+            slot = entry[1]
+    if slot is None and len(kept) < storage.KEPT:
+        used = [entry[1] for entry in kept]
+        slot = 0
+        while slot in used:
+            slot += 1
     if slot is None:
-        kept = _kept(flash)
-        if len(kept) < storage.KEPT:
-            used = [entry[1] for entry in kept]
-            slot = 0
-            while slot in used:
-                slot += 1
-        else:
-            slot = kept[0][1]  # the oldest game's
+        slot = kept[0][1]  # the oldest game's
+    kept = None
     saved = {"format": FORMAT, "game": gid, "first": session.first,
              "history": session.moves.decode(), "state": state}
     if session.base:
@@ -77,15 +86,18 @@ def keep(flash, session, state):
 
 
 def is_kept(flash, gid):
-    return _slot_of(flash, gid) is not None
+    for entry in _kept(flash):
+        if entry[0] == gid:
+            return True
+    return False
 
 
 def drop(flash, gid):
     """Removes game gid if it is kept (a take-back reopened it). Raises OSError as
     storage.remove does."""
-    slot = _slot_of(flash, gid)
-    if slot is not None:
-        storage.remove(_path(flash, slot))
+    for entry in _kept(flash):
+        if entry[0] == gid:
+            storage.remove(_path(flash, entry[1]))
 
 
 def highest(flash):
@@ -96,24 +108,18 @@ def highest(flash):
 
 def listing(flash):
     """The `games` answer's list: each kept game's id, moves, places and stores."""
-    out = []
-    for gid, slot in _kept(flash):
-        saved = _load(flash, slot)
-        state = saved["state"]
-        out.append({"game": gid, "moves": len(saved["history"]),
-                    "places": state.get("places"), "stores": state.get("stores")})
-    return out
+    return [entry[2] for entry in _kept(flash, 0, True)]
 
 
 def fetch(flash, gid):
     """The `game` answer's fields for game gid, or None if it is not kept."""
-    slot = _slot_of(flash, gid)
-    if slot is None:
-        return None
-    saved = _load(flash, slot)
-    state = saved["state"]
-    answer = {"game": gid, "rules": state.get("rules"), "first": saved["first"],
-              "history": saved["history"], "state": state}
-    if "base" in saved:
-        answer["base"] = saved["base"]
-    return answer
+    for entry in _kept(flash, gid):
+        if entry[0] == gid:
+            saved = entry[2]
+            state = saved["state"]
+            answer = {"game": gid, "rules": state.get("rules"), "first": saved["first"],
+                      "history": saved["history"], "state": state}
+            if "base" in saved:
+                answer["base"] = saved["base"]
+            return answer
+    return None
