@@ -131,17 +131,21 @@ def test_demo_games_are_recorded_as_cpu_games_and_differ(tmp_path, capsys):
 
 
 def test_a_demo_started_before_the_first_move_makes_the_game_a_cpu_game(tmp_path):
-    from mancala_host.logs.record import GameTracker
-    tracker = GameTracker(str(tmp_path / "g.jsonl"), say=lambda s: None)
-    tracker.config = {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    from mancala_host.logs.record import Recorder
+    recorder = Recorder(str(tmp_path / "g.jsonl"), say=lambda s: None)
+    recorder.config = {"seats": [{"kind": "human"}, {"kind": "human"}]}
     game = Game(Rules.from_dict({"variant": "kalah"}), first=0)
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
-    assert tracker.game["seats"] == [{"kind": "human"}, {"kind": "human"}]
-    tracker.on_event({"event": "demo", "on": True, "source": "pad", "level": 4})
-    assert tracker.game["seats"] == [{"kind": "cpu", "level": 4}, {"kind": "cpu", "level": 4}]
-    tracker.on_event({"event": "demo", "on": False, "source": "pad"})
-    tracker.on_event({"event": "new_game", "state": game.to_dict(), "first": 0})
-    assert tracker.game["seats"] == [{"kind": "human"}, {"kind": "human"}]
+    recorder.on_event({"event": "new_game", "game": 1, "state": game.to_dict(), "first": 0})
+    assert recorder.seats[1] == [{"kind": "human"}, {"kind": "human"}]
+    recorder.on_event({"event": "demo", "on": True, "source": "pad", "level": 4})
+    assert recorder.seats[1] == [{"kind": "cpu", "level": 4}, {"kind": "cpu", "level": 4}]
+    recorder.on_event({"event": "demo", "on": False, "source": "pad"})
+    recorder.on_event({"event": "new_game", "game": 2, "state": game.to_dict(), "first": 0})
+    assert recorder.seats[2] == [{"kind": "human"}, {"kind": "human"}]
+    # once a move is made, the game's seats are what they were
+    recorder.on_event({"event": "move", "game": 2, "seat": 0, "pit": 1})
+    recorder.on_event({"event": "demo", "on": True, "source": "pad", "level": 4})
+    assert recorder.seats[2] == [{"kind": "human"}, {"kind": "human"}]
 
 
 def _sh_block(text, after):

@@ -54,7 +54,8 @@ def encode(moves: list[dict[str, Any]]) -> str:
     return "".join(RESIGN_CHARS[m["seat"]] if m.get("resign") else str(m["pit"]) for m in moves)
 
 
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_move(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two logged moves are the same play or resignation (their t and by aside)."""
     return a.get("seat") == b.get("seat") and a.get("pit") == b.get("pit") and \
         bool(a.get("resign")) == bool(b.get("resign"))
 
@@ -109,7 +110,7 @@ class BoardGame:
         if known is not None and known.id == game.id:
             game.started, game._t0, game.ended = known.started, known._t0, known.ended
             for mine, theirs in zip(known.moves, game.moves):
-                if not _same(mine, theirs):
+                if not same_move(mine, theirs):
                     break
                 theirs.update(mine)
         return game

@@ -140,6 +140,8 @@ class Follower:
             self._hard = True
         self._catch_up_at_stop = catch_up
         self._stop.set()
+        if self._thread is None:  # connected, never started: let go of the line now
+            self._close(BoardError("The follower of %s stopped." % self.name))
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for the thread to end; raise the error that stopped it, if any."""

@@ -21,8 +21,8 @@ import time
 from typing import Any, Callable
 
 from . import gamelog
-from .tracker import GameTracker  # noqa: F401  (the hub's line, until it uses the follower)
 from ..errors import BoardError
+from ..link.boardgame import same_move
 from ..link.follower import Follower, Listener
 from ..render.view import rules_label as _label
 
@@ -133,6 +133,12 @@ class Recorder(Listener):
                                  started=game["started"] or (held or {}).get("started"),
                                  game_id=game["game"], base=game["base"])
         entry["moves"] = game["moves"]
+        for mine, theirs in zip((held or {}).get("moves") or [], game["moves"]):
+            if not same_move(mine, theirs):
+                break
+            for k in ("t", "by"):  # what the event gave the line it supersedes
+                if k in mine and k not in theirs:
+                    theirs[k] = mine[k]
         entry.update(self.extra(game))
         state = game["state"]
         if game["over"]:

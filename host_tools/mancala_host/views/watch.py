@@ -3,8 +3,10 @@
 On a terminal the screen is redrawn in place: the board on the left, the last lines of the
 running commentary on the right. With `--plain` (or when the output is not a terminal) each
 event prints its sentence and the board below it, which suits logs and tests.
-When the board goes away (cable bumped, sim restarted), watch says so, waits for it and goes
-on with the board's state as it is then.
+The board is followed by link.follower (`Watcher` is its listener): when the board goes away
+(cable bumped, sim restarted), watch says so, waits for it and goes on with the board's state
+as it is then; a position the events did not show (a lost event) is drawn from the board's
+own state.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import collections
 import re
 import shutil
 import sys
-import time
+import threading
+from typing import Any
 
-from ..errors import BoardError
-from ..link.session import open_client, reopen
+from ..link.follower import Follower, Listener
 from ..render.view import board_lines, commentary, rules_label
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -59,63 +61,68 @@ def side_by_side(left: list[str], notes: list[str], total_width: int) -> list[st
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    plain = args.plain or not sys.stdout.isatty()
-    line = [open_client(args.port, args.timeout)]  # the client now, after any reconnection
-    try:
-        return _watch(line, args, plain)
-    finally:
-        line[0].close()
+class Watcher(Listener):
+    """Draws each event the follower reports, with its sentence; `done` is set after
+    --events game events."""
 
+    def __init__(self, args: argparse.Namespace, plain: bool) -> None:
+        self.args, self.plain = args, plain
+        self.notes: collections.deque[str] = collections.deque(maxlen=16)
+        self.state: dict[str, Any] | None = None
+        self.title = ""
+        self.seen = 0
+        self.back = False
+        self.done = threading.Event()
 
-def _watch(line, args, plain):
-    client = line[0]
-    port = args.port  # None: found by USB ID again, wherever the board comes back
-    state = client.request("state")["state"]
-    notes: collections.deque[str] = collections.deque(maxlen=16)
-    title = "Board %s on %s" % (client.hello_answer.get("board"), client.name)
-    print("Watching %s; stop with Ctrl-C." % title, flush=True)
+    def on_connect(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
+        self.back = bool(self.title)  # the title is set once the first connect is done
 
-    def show(text, new_state):
-        if text:
-            notes.append(text)
-        if plain:
-            _print_plain(text, new_state, args)
-        else:
-            _redraw(title, state, notes, args)
+    def on_state(self, answer: dict[str, Any]) -> None:
+        state = answer["state"]
+        if self.back:
+            self.back = False
+            self.show("The board is back.", state)
+        elif state != self.state:  # the start, or a position the events did not show
+            self.show(None, state)
 
-    show(None, state)
-    seen = 0
-    while not (args.events and seen >= args.events):
-        try:
-            ev = client.next_event(1.0)
-        except BoardError as exc:
-            client.close()
-            show("%s Waiting for it to come back." % exc, None)
-            client, state = _back(port, args.timeout)
-            line[0] = client
-            show("The board is back.", state)
-            continue
-        if ev is None:
-            continue
+    def on_event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") in GAME_EVENTS:
-            seen += 1
-        if isinstance(ev.get("state"), dict):
-            state = ev["state"]
-        show(commentary(ev), state if "state" in ev else None)
+            self.seen += 1
+        self.show(commentary(ev), ev["state"] if isinstance(ev.get("state"), dict) else None)
+        if self.args.events and self.seen >= self.args.events:
+            self.done.set()
+
+    def on_note(self, text: str) -> None:
+        self.show(text, None)
+
+    def on_lost(self, reason: str) -> None:
+        self.show("%s Waiting for it to come back." % reason.rstrip(), None)
+
+    def show(self, text: str | None, state: dict[str, Any] | None) -> None:
+        if state is not None:
+            self.state = state
+        if text:
+            self.notes.append(text)
+        if self.plain:
+            _print_plain(text, state, self.args)
+        elif self.state is not None:
+            _redraw(self.title, self.state, self.notes, self.args)
+
+
+def run(args: argparse.Namespace) -> int:
+    watcher = Watcher(args, plain=args.plain or not sys.stdout.isatty())
+    follower = Follower(args.port, [watcher], timeout=args.timeout)
+    follower.connect()
+    watcher.title = "Board %s on %s" % (follower.hello.get("board"), follower.name)
+    print("Watching %s; stop with Ctrl-C." % watcher.title, flush=True)
+    try:
+        follower.start()
+        while follower.running and not watcher.done.wait(0.2):
+            pass
+    finally:
+        follower.stop()
+        follower.wait(5)
     return 0
-
-
-def _back(port, timeout):
-    """Waits for the board to come back; returns (client, its state)."""
-    while True:
-        client = reopen(port, timeout)
-        assert client is not None  # with no stop event, reopen waits until it opens
-        try:
-            return client, client.request("state")["state"]
-        except BoardError:
-            client.close()
-            time.sleep(0.3)  # it answered hello but not state: not ready yet
 
 
 def _print_plain(text, state, args):

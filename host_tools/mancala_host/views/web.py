@@ -1,8 +1,10 @@
 """`web`: the live board as a local web page for a projector, kept live by server-sent events.
 
-One thread owns the serial line: it reads the board's events and runs the requests the page
-sends (with `--control`, a click on a pit presses it), so the client is never used from two
-threads. Each open page holds a `/events` stream; every event is pushed to all of them as one
+The board is followed by link.follower (one thread owns the line; `Projector` is its
+listener), and the requests the page sends (with `--control`, a click on a pit presses it) go
+through the follower's request futures. When the board goes away the page says so and the
+follower waits for it; a position the events did not show is drawn from the board's own
+state. Each open page holds a `/events` stream; every event is pushed to all of them as one
 JSON snapshot: the state, the plan of the board (webplan.py: where each pit and store sits,
 from the board's profile), the commentary so far, the last move record with the state before
 it (so the page can replay the sowing stone by stone), `seq` (one more for every move, resign,
@@ -16,15 +18,14 @@ import http.server
 import json
 import queue
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import Field
 
-from ..link.client import Client
 from ..errors import BoardError
 from ..hub.guard import HEADER, Guard, new_token
 from ..hub.schema import Ask, BadRequest, read
-from ..link.session import open_client, reopen
+from ..link.follower import Follower, Listener
 from ..render.colours import seat_colours
 from ..render.view import commentary, rules_label
 from .webpage import PAGE
@@ -44,7 +45,7 @@ class Hub:
         self.listeners = []
         self.snapshot = {}
         self.notes = []
-        self.requests: queue.Queue[Any] = queue.Queue()
+        self.ask: Callable[..., dict[str, Any]] | None = None  # the board's answer to a request
         self.seq = 0
         self.on_state: Any = None  # web --exact: called with each new state (webexact.py)
 
@@ -96,53 +97,67 @@ class Planner:
         return self.plan
 
 
-def board_loop(client: Client, hub: Hub, stop: threading.Event, planner: Planner,
-               fixed_ms: int | None = None) -> None:
-    """Follow the board until `stop` is set; runs in its own thread and owns `client`."""
-    answer = client.request("state")
-    config = client.request("get_config").get("config") or {}
-    hello = client.hello_answer
-    state = answer["state"]
-    hub.seq += 1
-    hub.publish(state=state, board=hello.get("board"), firmware=hello.get("firmware"),
-                title=rules_label(state.get("rules")), colours=seat_colours(),
-                plan=planner(state.get("rules")), record=None, before=None, hint=None, seq=hub.seq,
-                stone_ms=stone_ms(config, fixed_ms), live=True)
-    while not stop.is_set():
-        try:
-            req, reply = hub.requests.get_nowait()
-        except queue.Empty:
-            req = None
-        if req is not None:
-            try:
-                reply.put(client.request(req.pop("cmd"), **req))
-            except BoardError as exc:
-                reply.put({"ok": False, "error": {"message": str(exc)}})
-        ev = client.next_event(0.1)
-        if ev is None:
-            continue
-        text = commentary(ev) if ev.get("event") not in ("log", "config") else None  # not for a class
-        if ev.get("event") == "hint":
+class Projector(Listener):
+    """Turns what the follower reports into the page's snapshots."""
+
+    def __init__(self, hub: Hub, planner: Planner, hello: dict[str, Any], config: dict[str, Any],
+                 fixed_ms: int | None = None) -> None:
+        self.hub, self.planner, self.fixed_ms = hub, planner, fixed_ms
+        self.hello, self.config = hello, config
+        self.state: dict[str, Any] | None = None
+        self.live = True
+        self.back = False
+
+    def on_connect(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
+        self.hello, self.config, self.back = hello, config, True
+
+    def on_lost(self, reason: str) -> None:
+        if self.live:
+            self.live = False
+            print("%s Waiting for it to come back." % reason.rstrip(), flush=True)
+            self.hub.notes.append("The board went away; waiting for it to come back.")
+            self.hub.publish(live=False)
+
+    def on_state(self, answer: dict[str, Any]) -> None:
+        state, hub = answer["state"], self.hub
+        if self.back:
+            self.back = False
+            print("The board is back.", flush=True)
+            hub.notes.append("The board is back.")
+        if state == self.state and self.live:
+            return
+        self.state, self.live = state, True
+        hub.seq += 1
+        hub.publish(state=state, board=self.hello.get("board"), firmware=self.hello.get("firmware"),
+                    title=rules_label(state.get("rules")), colours=seat_colours(),
+                    plan=self.planner(state.get("rules")), record=None, before=None, hint=None,
+                    seq=hub.seq, stone_ms=stone_ms(self.config, self.fixed_ms), live=True)
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        hub, name = self.hub, ev.get("event")
+        text = commentary(ev) if name not in ("log", "config") else None  # not for a class
+        if name == "hint":
             text = "The CPU suggests pit %s for seat %s." % (ev.get("pit"), ev.get("seat"))
         if text:
             hub.notes.append(text)
         changes: dict[str, Any] = {}
-        if ev.get("event") in ("move", "resign"):
-            changes.update(record=ev.get("record"), before=state)
-        elif ev.get("event") in ("new_game", "undo"):
+        if name in ("move", "resign"):
+            changes.update(record=ev.get("record"), before=self.state)
+        elif name in ("new_game", "undo"):
             changes.update(record=None, before=None)
         if changes:
             changes["hint"] = None   # the board's hint pulses until the game moves on
             hub.seq += 1
             changes["seq"] = hub.seq
         if isinstance(ev.get("state"), dict):
-            state = ev["state"]
+            self.state = state = ev["state"]
             changes.update(state=state, title=rules_label(state.get("rules")),
-                           plan=planner(state.get("rules")))
-        if ev.get("event") == "hint":
+                           plan=self.planner(state.get("rules")))
+        if name == "hint":
             changes["hint"] = {"seat": ev.get("seat"), "pit": ev.get("pit")}
-        if ev.get("event") == "config" and isinstance(ev.get("config"), dict):
-            changes["stone_ms"] = stone_ms(ev["config"], fixed_ms)
+        if name == "config" and isinstance(ev.get("config"), dict):
+            self.config = ev["config"]
+            changes["stone_ms"] = stone_ms(ev["config"], self.fixed_ms)
         changes["live"] = True
         hub.publish(**changes)
 
@@ -254,38 +269,14 @@ def make_handler(hub: Hub, control: bool, guard: Guard | None = None) -> type[ht
             except BadRequest as exc:
                 self._refuse(400, str(exc))
                 return
-            req = {"cmd": "press", "seat": ask.seat, "pit": ask.pit}
-            reply: queue.Queue[Any] = queue.Queue()
-            hub.requests.put((req, reply))
+            req: dict[str, Any] = {"cmd": "press", "seat": ask.seat, "pit": ask.pit}
             try:
-                answer = reply.get(timeout=10)
-            except queue.Empty:
-                answer = {"ok": False, "error": {"message": "the board did not answer"}}
+                answer = hub.ask(req.pop("cmd"), **req) if hub.ask else {}
+            except BoardError as exc:
+                answer = {"ok": False, "error": {"message": str(exc)}}
             self._send(200, "application/json", json.dumps(answer).encode())
 
     return Handler
-
-
-def follow(client: Client, hub: Hub, stop: threading.Event, port: str | None, timeout: float,
-           planner: Planner, fixed_ms: int | None = None) -> None:
-    """board_loop, and when the board goes away (cable bumped, sim restarted) say so on the
-    page and on the terminal, wait for it and carry on: a projector view should not die."""
-    current: Client | None = client
-    while current is not None and not stop.is_set():
-        try:
-            board_loop(current, hub, stop, planner, fixed_ms)
-            return
-        except BoardError as exc:
-            current.close()
-            print("%s Waiting for it to come back." % exc, flush=True)
-            hub.notes.append("The board went away; waiting for it to come back.")
-            hub.publish(live=False)
-        current = reopen(port, timeout, stop)   # None once stop is set
-        if current is not None:
-            print("The board is back.", flush=True)
-            hub.notes.append("The board is back.")
-    if current is not None:
-        current.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -296,34 +287,32 @@ def run(args: argparse.Namespace) -> int:
             raise BoardError("--exact-nodes must be at least 1.")
         hub.on_state = ExactFeed(hub, args.exact_nodes)
     guard = Guard(args.host, new_token())
-    stop = threading.Event()
-    client = open_client(args.port, args.timeout)
+    follower = Follower(args.port, timeout=args.timeout)
+    follower.connect()
     try:
-        planner = Planner(load_profile(client.hello_answer.get("board"), args.profile))
-    except BoardError:
-        client.close()
-        raise
-    try:
+        planner = Planner(load_profile(follower.hello.get("board"), args.profile))
         server = http.server.ThreadingHTTPServer((args.host, args.http_port),
                                                  make_handler(hub, args.control, guard))
     except OSError as exc:
-        client.close()
+        follower.stop()
         raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
                          % (args.host, args.http_port, exc.strerror or exc))
+    except BaseException:
+        follower.stop()
+        raise
     server.daemon_threads = True
-    name, board = client.name, client.hello_answer.get("board")
-    worker = threading.Thread(target=follow, args=(client, hub, stop, args.port, args.timeout, planner, args.stone_ms),
-                              daemon=True)
-    worker.start()
+    follower.add(Projector(hub, planner, follower.hello, follower.config, args.stone_ms))
+    hub.ask = lambda cmd, **fields: follower.ask(cmd, timeout=10, **fields)
+    follower.start()
     host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
     print("The live board is at http://%s:%d/ (board %s on %s); stop with Ctrl-C."
-          % (host, server.server_address[1], board, name), flush=True)
+          % (host, server.server_address[1], follower.hello.get("board"), follower.name), flush=True)
     if args.control:
         print("Programs that press send the header %s: %s" % (HEADER, guard.token), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
-        stop.set()
+        follower.stop()
         server.server_close()
-        worker.join(timeout=3)
+        follower.wait(3)
     return 0
