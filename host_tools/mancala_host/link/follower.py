@@ -140,7 +140,11 @@ class Follower:
             self._hard = True
         self._catch_up_at_stop = catch_up
         self._stop.set()
-        if self._thread is None:  # connected, never started: let go of the line now
+
+    def close(self) -> None:
+        """Let go of a line that connect() opened, when start() is not to follow."""
+        self._stop.set()
+        if self._thread is None:
             self._close(BoardError("The follower of %s stopped." % self.name))
 
     def wait(self, timeout: float | None = None) -> None:

@@ -294,11 +294,11 @@ def run(args: argparse.Namespace) -> int:
         server = http.server.ThreadingHTTPServer((args.host, args.http_port),
                                                  make_handler(hub, args.control, guard))
     except OSError as exc:
-        follower.stop()
+        follower.close()
         raise BoardError("Could not serve on %s:%d: %s; choose another --http-port."
                          % (args.host, args.http_port, exc.strerror or exc))
     except BaseException:
-        follower.stop()
+        follower.close()
         raise
     server.daemon_threads = True
     follower.add(Projector(hub, planner, follower.hello, follower.config, args.stone_ms))
