@@ -154,6 +154,27 @@ def test_a_budget_stops_the_search_and_leaves_the_solver_sound():
     assert solver.value(small) == brute_force(small.copy(stack=False))
 
 
+def test_an_endgame_table_saved_and_read_back_gives_the_same_values(tmp_path):
+    # The table filled in full, saved after a header, read back into a fresh solver whose
+    # own table is empty: its values come from the file (no node searched), and a position
+    # above the table's stones is valued as by a solver that filled it by search.
+    full = Solver(6, True, False, 16, 5)
+    table = full.endgame()
+    path = tmp_path / "table.bin"
+    path.write_bytes(b"head" + table)
+    solver = Solver(6, True, False, 16, 5)
+    solver.load_endgame(str(path), 4)
+    rng = random.Random(5)
+    for _ in range(30):
+        mine, theirs = random_position(rng, rng.randrange(2, 6))
+        assert solver.value(mine + theirs) == full.value(mine + theirs)
+    assert solver.nodes == 0
+    mine, theirs = random_position(rng, 9)
+    assert solver.value(mine + theirs) == Solver(6, True, False, 16, 0).value(mine + theirs)
+    with pytest.raises(ValueError, match="does not hold an endgame table"):
+        solver.load_endgame(str(path), 5)
+
+
 def test_a_deadline_already_past_stops_the_search_before_it_starts():
     solver = Solver(6, False, True, 16, 6)
     with pytest.raises(BudgetExceeded) as stopped:

@@ -14,12 +14,15 @@
  * the other side is empty; after every move the game ends as soon as either side is empty and
  * each seat puts its own pits into its own store.
  *
- * The search: MTD(f) over a fail-soft null-window alpha-beta with a two-way transposition
- * table of value bounds (exact values have no depth, so every bound is a true bound and the
- * game has no cycles: a move that puts no stone in a store only moves the mover's stones
- * towards its store), moves ordered by the table's best move, then extra moves, then gains;
- * and below a stone count, a table of exact values filled on demand by memoised search (the
- * endgame database), indexed by the rank of the position among all with as few stones.
+ * The search: MTD(f) over a fail-soft null-window alpha-beta with a transposition table of
+ * value bounds (exact values have no depth, so every bound is a true bound and the game has
+ * no cycles: a move that puts no stone in a store only moves the mover's stones towards its
+ * store), four one-word entries a bucket keyed by the position's rank; moves ordered by the
+ * table's best move, then extra moves, then gains; and below a stone count, a table of exact
+ * values (the endgame database), filled on demand by memoised search or read whole from a
+ * file, indexed by the rank of the position among all with as few stones.  Both tables live
+ * in 2 MiB pages where the system allows: their reads are random, and the search spends most
+ * of its time waiting for them.
  *
  * A search runs without the GIL and stops by a node budget, a deadline, stop() from another
  * thread or Ctrl-C (checkpoint()); a stopped search has stored only true bounds.
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #define MAXN 6                  /* pits a side */
 #define MAXPITS (2 * MAXN)
@@ -52,26 +56,29 @@
 #define BY_SIGNAL 3             /* a Python exception is set: Ctrl-C, as a rule */
 #define BY_STOP 4
 
-typedef struct {
-    uint64_t key;               /* packed pits; 0 is an empty slot (no position in play is 0) */
-    int8_t lo, hi;              /* bounds on the value */
-    uint8_t best;               /* the best pit's index + 1; 0 when none is known */
-    uint8_t work;               /* log2 of the nodes its search took, for replacement */
-    uint32_t pad;
-} Entry;
+/* A transposition table entry is one 64-bit word, read and written whole (so that threads
+ * sharing the table never see half an entry): bits 0-7 the lower bound + 128, 8-15 the upper
+ * bound + 128, 16-18 the best pit's index + 1 (0: none known), 19-23 log2 of the nodes its
+ * search took (for replacement), 24-63 the key's tag.  0 is an empty slot: a real entry's
+ * upper bound + 128 is never 0. */
+#define WAYS 4                  /* entries a bucket: 32 bytes, half a cache line */
+#define TAG_SHIFT 24
+#define KEY_BITS 51             /* every position's rank is below C(96 + 12, 12) < 2^51 */
+#define KEY_MASK ((1ULL << KEY_BITS) - 1)
+#define MIN_TT_BITS 16          /* so that a tag never needs more than 40 bits */
 
 typedef struct {
     PyObject_HEAD
     int n;                      /* pits a side */
     int always;                 /* capture from an empty opposite pit too */
     int wipeout;                /* a capture may leave the other side empty */
-    Entry *tt;
-    uint64_t tt_buckets;        /* a power of two; two entries each */
-    int tt_shift;               /* 64 - log2(tt_buckets): a key's bucket is its hash's top bits */
+    uint64_t *tt;               /* the transposition table, WAYS entries a bucket */
+    uint64_t tt_size;           /* its bytes */
+    int tt_index_bits;          /* log2 of its buckets: a key's bucket is its hash's top bits */
     int db_stones;
     int8_t *db;
     uint64_t db_size;
-    uint64_t binom[MAXDB + MAXPITS + 1][MAXPITS + 1];
+    uint64_t binom[MAXSTONES + MAXPITS + 1][MAXPITS + 1];
     uint64_t nodes, max_nodes;
     uint64_t next_check;        /* the node count of the next check: a single compare a node */
     uint64_t shown_nodes;       /* nodes as of the last check, read by other threads */
@@ -167,62 +174,81 @@ static uint64_t rank(const Solver *s, const uint8_t *p)
     return r;
 }
 
-static uint64_t pack(const Solver *s, const uint8_t *p)
+/* The table's key for a position is its rank, which is below 2^51 and different for every
+ * position, mixed by a bijection of 51 bits: the top bits pick the bucket, the rest are the
+ * tag kept in the entry, so that a match is exact. */
+static uint64_t mix(uint64_t r)
 {
-    /* 5 bits for each pit but the last, which takes the rest; 0 if a pit does not fit. */
-    uint64_t k = 0;
-    int i, m = 2 * s->n;
-    for (i = 0; i < m - 1; i++) {
-        if (p[i] > 31)
-            return 0;
-        k = (k << 5) | p[i];
+    r = (r * 0x9E3779B97F4A7C15ULL) & KEY_MASK;
+    r ^= r >> 25;
+    r = (r * 0xBF58476D1CE4E5B9ULL) & KEY_MASK;
+    r ^= r >> 27;
+    return r;
+}
+
+#define E_LO(e) ((int)((e) & 0xFF) - 128)
+#define E_HI(e) ((int)(((e) >> 8) & 0xFF) - 128)
+#define E_BEST(e) ((int)(((e) >> 16) & 7))
+#define E_WORK(e) ((int)(((e) >> 19) & 31))
+#define E_TAG(e) ((e) >> TAG_SHIFT)
+
+static uint64_t entry(uint64_t tag, int lo, int hi, int best, int work)
+{
+    return (tag << TAG_SHIFT) | ((uint64_t)work << 19) | ((uint64_t)best << 16) |
+           ((uint64_t)(hi + 128) << 8) | (uint64_t)(lo + 128);
+}
+
+/* The entry of key h (mixed) in its bucket, or 0. */
+static uint64_t probe(const Solver *s, uint64_t h)
+{
+    const uint64_t *b = s->tt + WAYS * (h >> (KEY_BITS - s->tt_index_bits));
+    uint64_t tag = h & ((1ULL << (KEY_BITS - s->tt_index_bits)) - 1);
+    int i;
+    for (i = 0; i < WAYS; i++) {
+        uint64_t e = __atomic_load_n(&b[i], __ATOMIC_RELAXED);
+        if (e && E_TAG(e) == tag)
+            return e;
     }
-    return (k << 9) | p[m - 1];
+    return 0;
 }
 
-static Entry *probe(Solver *s, uint64_t key)
+/* Keeps bounds lo..hi and the best pit for key h: merged with the entry the key has, or in
+ * the bucket's slot whose search was the smallest. */
+static void store(Solver *s, uint64_t h, int lo, int hi, int best, uint64_t work)
 {
-    Entry *e = s->tt + 2 * ((key * 0x9E3779B97F4A7C15ULL) >> s->tt_shift);
-    if (e[0].key == key)
-        return e;
-    if (e[1].key == key)
-        return e + 1;
-    return NULL;
-}
-
-static void store(Solver *s, uint64_t key, int lo, int hi, int best, uint64_t work)
-{
-    Entry *e = s->tt + 2 * ((key * 0x9E3779B97F4A7C15ULL) >> s->tt_shift);
-    Entry *slot;
-    uint8_t w = 0;
-    while (work > 1 && w < 63) {
+    uint64_t *b = s->tt + WAYS * (h >> (KEY_BITS - s->tt_index_bits));
+    uint64_t tag = h & ((1ULL << (KEY_BITS - s->tt_index_bits)) - 1);
+    int i, w = 0, victim = 0, least = 64;
+    while (work > 1 && w < 31) {
         work >>= 1;
         w++;
     }
-    if (e[0].key == key || e[1].key == key) {
-        slot = e[0].key == key ? e : e + 1;
-        if (slot->lo > lo)
-            lo = slot->lo;
-        if (slot->hi < hi)
-            hi = slot->hi;
-        if (!best)
-            best = slot->best;
-        if (slot->work > w)
-            w = slot->work;
-    } else if (w >= e[0].work) {
-        e[1] = e[0];
-        slot = e;
-    } else {
-        slot = e + 1;
+    for (i = 0; i < WAYS; i++) {
+        uint64_t e = __atomic_load_n(&b[i], __ATOMIC_RELAXED);
+        if (e && E_TAG(e) == tag) {
+            if (E_LO(e) > lo)
+                lo = E_LO(e);
+            if (E_HI(e) < hi)
+                hi = E_HI(e);
+            if (!best)
+                best = E_BEST(e);
+            if (E_WORK(e) > w)
+                w = E_WORK(e);
+            victim = i;
+            break;
+        }
+        if (!e) {
+            victim = i;
+            least = -1;
+        } else if (E_WORK(e) < least) {
+            victim = i;
+            least = E_WORK(e);
+        }
     }
-    slot->key = key;
-    slot->lo = (int8_t)lo;
-    slot->hi = (int8_t)hi;
-    slot->best = (uint8_t)best;
-    slot->work = w;
+    __atomic_store_n(&b[victim], entry(tag, lo, hi, best, w), __ATOMIC_RELAXED);
 }
 
-static int db_value(Solver *s, const uint8_t *p);
+static int db_value(Solver *s, const uint8_t *p, uint64_t r);
 
 /* ------------------------------------------------------------------------------ stopping */
 
@@ -273,15 +299,14 @@ static int child_value(Solver *s, const uint8_t *p, int i)
     if (status == OVER)
         return gain;
     if (status == EXTRA)
-        return gain + db_value(s, c);
-    return gain - db_value(s, c);
+        return gain + db_value(s, c, rank(s, c));
+    return gain - db_value(s, c, rank(s, c));
 }
 
 /* The exact value of a position with at most db_stones stones, from the table or searched
  * once in full and kept. */
-static int db_value(Solver *s, const uint8_t *p)
+static int db_value(Solver *s, const uint8_t *p, uint64_t r)
 {
-    uint64_t r = rank(s, p);
     int v = s->db[r], i, best = UNKNOWN;
     if (v != UNKNOWN)
         return v;
@@ -301,16 +326,18 @@ static int db_value(Solver *s, const uint8_t *p)
 
 /* ------------------------------------------------------------------------------ search */
 
-static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
+/* The value of position p (total stones, rank r) for the side to move, fail-soft within
+ * alpha..beta. */
+static int search(Solver *s, const uint8_t *p, int total, uint64_t r, int alpha, int beta)
 {
     uint8_t kids[MAXN][MAXPITS];
+    uint64_t ranks[MAXN];
     int gains[MAXN], status[MAXN], order[MAXN], score[MAXN];
     int i, k, m = 0, best = -MAXSTONES - 1, bestpit = 0, hint = 0, a0, b0;
-    uint64_t key, before;
-    Entry *e;
+    uint64_t key, before, e;
 
     if (total <= s->db_stones)
-        return db_value(s, p);
+        return db_value(s, p, r);
     if (alpha >= total)
         return total;
     if (beta <= -total)
@@ -318,19 +345,20 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
     if (++s->nodes >= s->next_check && checkpoint(s))
         return 0;
     before = s->nodes;
-    key = pack(s, p);
-    if (key && (e = probe(s, key)) != NULL) {
-        if (e->lo >= beta)
-            return e->lo;
-        if (e->hi <= alpha)
-            return e->hi;
-        if (e->lo == e->hi)
-            return e->lo;
-        if (e->lo > alpha)
-            alpha = e->lo;
-        if (e->hi < beta)
-            beta = e->hi;
-        hint = e->best;
+    key = mix(r);
+    if ((e = probe(s, key)) != 0) {
+        int lo = E_LO(e), hi = E_HI(e);
+        if (lo >= beta)
+            return lo;
+        if (hi <= alpha)
+            return hi;
+        if (lo == hi)
+            return lo;
+        if (lo > alpha)
+            alpha = lo;
+        if (hi < beta)
+            beta = hi;
+        hint = E_BEST(e);
     }
     a0 = alpha;
     b0 = beta;
@@ -338,6 +366,8 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
         if (!p[i])
             continue;
         gains[m] = play(s, p, i, kids[m], &status[m]);
+        if (status[m] != OVER)
+            ranks[m] = rank(s, kids[m]);
         /* The table's best first, then extra moves (nearest the store first), then gains. */
         score[m] = (i + 1 == hint ? 10000 : 0) + (status[m] == EXTRA ? 1000 : 0) +
                    16 * gains[m] + i;
@@ -345,11 +375,13 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
         k = m++;
         while (k > 0 && score[k] > score[k - 1]) {
             int t;
+            uint64_t tr;
             uint8_t tk[MAXPITS];
             t = score[k]; score[k] = score[k - 1]; score[k - 1] = t;
             t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
             t = gains[k]; gains[k] = gains[k - 1]; gains[k - 1] = t;
             t = status[k]; status[k] = status[k - 1]; status[k - 1] = t;
+            tr = ranks[k]; ranks[k] = ranks[k - 1]; ranks[k - 1] = tr;
             memcpy(tk, kids[k], sizeof tk);
             memcpy(kids[k], kids[k - 1], sizeof tk);
             memcpy(kids[k - 1], tk, sizeof tk);
@@ -361,9 +393,9 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
         if (status[k] == OVER)
             v = g;
         else if (status[k] == EXTRA)
-            v = g + search(s, kids[k], total - g, alpha - g, beta - g);
+            v = g + search(s, kids[k], total - g, ranks[k], alpha - g, beta - g);
         else
-            v = g - search(s, kids[k], total - g, g - beta, g - alpha);
+            v = g - search(s, kids[k], total - g, ranks[k], g - beta, g - alpha);
         if (s->aborted)
             return 0;
         if (v > best) {
@@ -375,14 +407,12 @@ static int search(Solver *s, const uint8_t *p, int total, int alpha, int beta)
                 break;
         }
     }
-    if (key) {
-        if (best <= a0)
-            store(s, key, -MAXSTONES, best, bestpit, s->nodes - before);
-        else if (best >= b0)
-            store(s, key, best, MAXSTONES, bestpit, s->nodes - before);
-        else
-            store(s, key, best, best, bestpit, s->nodes - before);
-    }
+    if (best <= a0)
+        store(s, key, -MAXSTONES, best, bestpit, s->nodes - before);
+    else if (best >= b0)
+        store(s, key, best, MAXSTONES, bestpit, s->nodes - before);
+    else
+        store(s, key, best, best, bestpit, s->nodes - before);
     return best;
 }
 
@@ -395,7 +425,7 @@ static int mtdf(Solver *s, const uint8_t *p, int total, int guess)
         g = upper;
     while (lower < upper) {
         beta = g == lower ? g + 1 : g;
-        g = search(s, p, total, beta - 1, beta);
+        g = search(s, p, total, rank(s, p), beta - 1, beta);
         if (s->aborted)
             break;
         if (g < beta)
@@ -456,6 +486,20 @@ static int read_pits(Solver *s, PyObject *seq, uint8_t *p, int *total)
     return 0;
 }
 
+/* Zeroed memory for a large table, in 2 MiB pages where the system gives them: the tables
+ * are read at random, and with 4 KiB pages nearly every read would also miss the TLB.  Pages
+ * the search never touches cost nothing. */
+static void *big_alloc(uint64_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, size, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"pits", "always", "wipeout", "tt_bits", "db_stones", NULL};
@@ -469,10 +513,12 @@ static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "pits must be 1 to %d, got %d", MAXN, n);
         return NULL;
     }
-    if (tt_bits < 4 || tt_bits > 30) {
-        PyErr_Format(PyExc_ValueError, "tt_bits must be 4 to 30, got %d", tt_bits);
+    if (tt_bits < 4 || tt_bits > 34) {
+        PyErr_Format(PyExc_ValueError, "tt_bits must be 4 to 34, got %d", tt_bits);
         return NULL;
     }
+    if (tt_bits < MIN_TT_BITS)
+        tt_bits = MIN_TT_BITS;
     if (db_stones < 0 || db_stones > MAXDB) {
         PyErr_Format(PyExc_ValueError, "db_stones must be 0 to %d, got %d", MAXDB, db_stones);
         return NULL;
@@ -485,29 +531,32 @@ static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     s->wipeout = wipeout;
     s->db_stones = db_stones;
     memset(s->binom, 0, sizeof s->binom);
-    for (b = 0; b <= MAXDB + MAXPITS; b++) {
+    for (b = 0; b <= MAXSTONES + MAXPITS; b++) {
         s->binom[b][0] = 1;
         for (k = 1; k <= MAXPITS && k <= b; k++)
             s->binom[b][k] = s->binom[b - 1][k - 1] + (k <= b - 1 ? s->binom[b - 1][k] : 0);
     }
     s->db_size = s->binom[db_stones + 2 * n][2 * n];
-    s->db = malloc(s->db_size);
-    s->tt_buckets = (uint64_t)1 << (tt_bits - 1);
-    s->tt_shift = 64 - (tt_bits - 1);
-    size = 2 * s->tt_buckets * sizeof(Entry);
-    s->tt = calloc(1, size);    /* calloc: pages the search never touches cost nothing */
+    s->db = big_alloc(s->db_size);
+    if (s->db)
+        memset(s->db, UNKNOWN, s->db_size);
+    s->tt_index_bits = tt_bits - 2;     /* WAYS = 4 entries a bucket */
+    size = ((uint64_t)1 << tt_bits) * sizeof(uint64_t);
+    s->tt = big_alloc(size);
+    s->tt_size = size;
     if (!s->db || !s->tt) {
         Py_DECREF(s);
         return PyErr_NoMemory();
     }
-    memset(s->db, UNKNOWN, s->db_size);
     return (PyObject *)s;
 }
 
 static void Solver_dealloc(Solver *s)
 {
-    free(s->tt);
-    free(s->db);
+    if (s->tt)
+        munmap(s->tt, s->tt_size);
+    if (s->db)
+        munmap(s->db, s->db_size);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -719,7 +768,7 @@ static PyObject *Solver_endgame(Solver *s, PyObject *unused)
             else
                 theirs += p[i];
         }
-        b[r] = (int8_t)(mine && theirs ? db_value(s, p) : mine - theirs);
+        b[r] = (int8_t)(mine && theirs ? db_value(s, p, r) : mine - theirs);
     }
     if (finish(s, 0) < 0) {
         Py_DECREF(out);
@@ -728,7 +777,45 @@ static PyObject *Solver_endgame(Solver *s, PyObject *unused)
     return out;
 }
 
+static PyObject *Solver_load_endgame(Solver *s, PyObject *args)
+{
+    /* Reads the whole endgame table (db_size bytes, as endgame() gives them) from a file at
+     * an offset, straight into the table's memory. */
+    const char *path;
+    long long offset;
+    FILE *f;
+    size_t got = 0;
+    if (!PyArg_ParseTuple(args, "sL", &path, &offset))
+        return NULL;
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this solver is searching");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    f = fopen(path, "rb");
+    if (f && fseeko(f, (off_t)offset, SEEK_SET) == 0) {
+        size_t n;
+        while (got < s->db_size &&
+               (n = fread(s->db + got, 1, s->db_size - got > (1 << 24) ? (1 << 24)
+                          : s->db_size - got, f)) > 0)
+            got += n;
+    }
+    if (f)
+        fclose(f);
+    Py_END_ALLOW_THREADS
+    if (got != s->db_size) {
+        memset(s->db, UNKNOWN, s->db_size);
+        PyErr_Format(PyExc_ValueError, "%s does not hold an endgame table of %llu bytes at "
+                     "offset %lld", path, (unsigned long long)s->db_size, offset);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Solver_methods[] = {
+    {"load_endgame", (PyCFunction)Solver_load_endgame, METH_VARARGS,
+     "load_endgame(path, offset): read the endgame table (db_size bytes, as endgame() gives "
+     "them) from a file at offset."},
     {"value", (PyCFunction)(void (*)(void))Solver_value, METH_VARARGS | METH_KEYWORDS,
      "value(pits, max_nodes=0, guess=0, deadline=0.0): the exact value of the position for "
      "the side to move; BudgetExceeded after max_nodes nodes (0: no limit) or past deadline "
@@ -758,7 +845,8 @@ static PyTypeObject SolverType = {
     .tp_dealloc = (destructor)Solver_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Solver(pits=6, always=False, wipeout=True, tt_bits=22, db_stones=12): exact "
-              "Kalah values under one set of rules, with its tables kept between calls.",
+              "Kalah values under one set of rules, with its tables kept between calls "
+              "(2^tt_bits entries of 8 bytes, at least 2^16).",
     .tp_methods = Solver_methods,
     .tp_getset = Solver_getset,
     .tp_new = Solver_new,

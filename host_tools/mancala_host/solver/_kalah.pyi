@@ -17,6 +17,9 @@ class BudgetExceeded(RuntimeError):
     reason: str  # "nodes", "time" or "stopped"
 
 class Solver:
+    # tt_bits: the transposition table holds 2^tt_bits entries of 8 bytes (at least 2^16);
+    # db_stones: the endgame table covers every position with at most that many stones, one
+    # byte each (db_size of them), filled on demand or read whole by load_endgame().
     nodes: int
     db_size: int
     def __init__(self, pits: int = 6, always: bool = False, wipeout: bool = True,
@@ -26,3 +29,4 @@ class Solver:
     def stop(self) -> None: ...
     def play(self, pits: Sequence[int], pit: int) -> tuple[tuple[int, ...], int, int]: ...
     def endgame(self) -> bytes: ...
+    def load_endgame(self, path: str, offset: int) -> None: ...
