@@ -24,6 +24,11 @@ The image, which carries the 8-stone endgame tables of both Kalah rule presets i
 then plays covered endgames from them on duo: the coach's hint and a level-5 move, judged by
 the host's exact solver.
 
+On duo, once the CPU has replied to the person, the person takes back: by a double tap on
+their store on the two MicroPython ways, by the serial `undo` on CircuitPython. The board
+goes back to the person's last move, the CPU's replies taken back with it, and the CPU waits:
+the next move is the person's.
+
 Each game is also read back off the LED rings (the frames the chip's PIO sends) whenever the
 board rests, waiting for a person, and the code that played must have come from where its way
 puts it (frozen in flash, or .mpy files on the littlefs). On the two MicroPython ways:
@@ -211,6 +216,31 @@ class Match:
         assert self.moves < 1000
         self.rests()
 
+    def take_back(self, b, pad=None):
+        """A person's take-back (pad: the double tap on a store, at (addr, electrode); else
+        the serial `undo`) once the CPU has replied: the board goes back to the person's last
+        move, the CPU's replies with it, and waits for the person (their press is the next
+        move, step() checks)."""
+        taken = [self.state]
+        person = None
+        while person is None:
+            self.mirror.undo()
+            taken.append(self.mirror.to_dict())
+            if taken[-1]["turn"] not in self.cpu_seats:
+                person = taken[-1]["turn"]
+        b.take_events()
+        if pad is not None:
+            b.touch(*pad, taps=2)
+            undos = [b.wait_event("undo") for _ in taken[1:]]
+        else:
+            assert b.ok("undo")["state"] == taken[-1]
+            undos = b.take_events("undo")
+        assert [u["state"] for u in undos] == taken[1:]
+        self.state = taken[-1]
+        self.moves -= len(undos)
+        self.rests()
+        assert b.ok("state")["state"] == self.state
+
     def catch_up(self, b):
         """The CPU moves the board announced before the power went that the test had not
         read yet: checked as any other (the saved game may be one more move on still)."""
@@ -288,6 +318,14 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
         if chips:
             for pit, turn in PAD_MOVES:
                 match.pad(b, pit, turn, match.rings.prof)
+        if profile == "duo":
+            # A take-back once the CPU has replied: by pad where seat 0 has its pads (the
+            # double tap on its store, on 0x5A), else over serial; the CPU waits.
+            match.step(b, b.timeout)
+            while match.state["turn"] in cpu_seats:
+                match.step(b, b.timeout)
+            store = match.rings.prof.pad[match.rings.seating.store(0)] if chips else None
+            match.take_back(b, store)
         while match.moves < CUT_AFTER or match.state["turn"] not in cpu_seats:
             assert not match.state["over"]
             match.step(b, b.timeout)
