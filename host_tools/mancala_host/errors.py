@@ -9,6 +9,7 @@ into its sentence on stderr and its exit status, so nobody ever sees a traceback
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -23,6 +24,14 @@ class MancalaError(Exception):
         Exception.__init__(self, message)
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+def say(exc: MancalaError) -> int:
+    """The one way a fault ends a command: its sentence on stderr, after its prefix, and its
+    exit status returned. cli.main ends every command so, and the other entry point (make
+    firmware's image build) too."""
+    print(exc.prefix + str(exc), file=sys.stderr)
+    return exc.exit_code
 
 
 class BoardError(MancalaError):

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from ..errors import MancalaError
+from ..errors import MancalaError, say
 
 
 def _board_command(name):
@@ -293,8 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MancalaError as exc:  # every fault a person can fix: its one sentence, here only
         if debug:
             raise
-        print(exc.prefix + str(exc), file=sys.stderr)
-        return exc.exit_code
+        return say(exc)
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
         return 130

@@ -44,7 +44,7 @@ from typing import TextIO
 from . import uf2
 from .mpsource import (MICROPYTHON_VERSION, apply_patches, check_archive, check_tree, clone,
                        run_logged, unpack)
-from ..errors import BoardError
+from ..errors import BoardError, say
 
 BOARD = "MANCALA_PICO"
 DEFAULT_PROFILE = "duo"  # hardware/profiles/duo.json; profile.json on the flash overrides it
@@ -354,8 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(repo_root(), args.source or None, max(1, args.jobs))
     except BoardError as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
+        return say(exc)
     return 0
 
 
