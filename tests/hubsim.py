@@ -59,7 +59,7 @@ def start_boards(tmp_path, n):
 
 def start_hub(folder, boards, *more):
     args = [sys.executable, "-m", "mancala_host", "class", "--no-usb", "--out", str(folder),
-            "--http-port", "0"]
+            "--http-port", "0"] + ([] if "--kgp-port" in more else ["--kgp-port", "0"])
     for b in boards:
         args += ["--port", b.link]
     hub = subprocess.Popen(args + list(more), env=ENV, stdout=subprocess.PIPE,

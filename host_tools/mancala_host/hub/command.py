@@ -1,7 +1,8 @@
 """`mancala-board class`: the hub's command line.
 
     mancala-board class [--port LINK ...] [--no-usb] [--out FOLDER] [--http-port N] [--host H]
-                        [--token TOKEN]
+                        [--token TOKEN] [--kgp-port N] [--kgp-time S] [--kgp-grace S]
+                        [--kgp-no-move random|forfeit]
     mancala-board class export FOLDER
 """
 
@@ -33,6 +34,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", help="the token that lets a page or program change the room "
                                    "(16 to 128 letters, digits, - or _; default: a new one each "
                                    "start, printed)")
+    p.add_argument("--kgp-port", type=int, default=2671,
+                   help="the port students' bots join on, over the Kalah Game Protocol (default "
+                        "2671, KGP's own; 0: any free one; -1: none); bound like the page")
+    p.add_argument("--kgp-time", type=float, default=5.0,
+                   help="seconds a bot has for a move (default 5)")
+    p.add_argument("--kgp-grace", type=float, default=60.0,
+                   help="seconds a bot that dropped may take to come back before it forfeits "
+                        "the game it is to move in (default 60)")
+    p.add_argument("--kgp-no-move", choices=["random", "forfeit"], default="random",
+                   help="a bot with no legal pit by the time limit: a random legal pit is "
+                        "played for it (random, KGP's rule) or it resigns that game (forfeit)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +64,8 @@ async def _serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from .guard import HEADER, Guard, new_token
+    from .kgp import Lobby
+    from .kgpage import add_routes
     from .room import Room
     from .server import make_app
 
@@ -63,7 +77,13 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise BoardError("Could not make the folder %s: %s." % (args.out, exc.strerror or exc))
     room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
-    runner = web.AppRunner(make_app(room, guard))
+    if not (0.5 <= args.kgp_time <= 600) or not (0 <= args.kgp_grace <= 3600):
+        raise BoardError("--kgp-time is 0.5 to 600 seconds and --kgp-grace 0 to 3600.")
+    lobby = Lobby(room, None if guard.loopback else guard.token, args.kgp_time, args.kgp_grace,
+                  args.kgp_no_move)
+    app = make_app(room, guard)
+    add_routes(app, lobby)
+    runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.http_port)
     try:
@@ -82,6 +102,16 @@ async def _serve(args: argparse.Namespace) -> int:
           % (where, len(args.ports), "USB searched" if not args.no_usb else "no USB search",
              args.out), flush=True)
     print("Programs that change the room send the header %s: %s" % (HEADER, guard.token), flush=True)
+    if args.kgp_port >= 0:
+        try:
+            await lobby.start(args.host, args.kgp_port)
+        except BoardError:
+            await runner.cleanup()
+            raise
+        print("Bots join over KGP at %s:%d%s; %g s a move, %s when a bot has none."
+              % (name, lobby.port, "" if guard.loopback else " with set auth:token",
+                 args.kgp_time, "a random pit" if args.kgp_no_move == "random" else "it forfeits"),
+              flush=True)
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # each stop writes the games under way
@@ -92,6 +122,7 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         await done.wait()
     finally:
+        await lobby.close()
         await runner.cleanup()   # the boards' threads end and write their unfinished games
     print("Stopped: the games are in %s." % args.out, flush=True)
     return 0

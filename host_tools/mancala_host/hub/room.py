@@ -210,6 +210,15 @@ class Room(Listener):
         self.chosen([key])
         return self.dealer.redeal(key)
 
+    def press(self, key: str, seat: int, pit: int) -> concurrent.futures.Future:
+        """Press seat's pit on the board, as a touch would (a bot's move, kgp.py): a Future
+        of the board's answer, or of its refusal (BoardRefused, illegal_move)."""
+        return self._send(key, "press", {"seat": seat, "pit": pit})
+
+    def resign(self, key: str, seat: int) -> concurrent.futures.Future:
+        """Resign seat's game on the board (a bot that forfeits it, kgp.py)."""
+        return self._send(key, "resign", {"seat": seat})
+
     def _send(self, key: str, cmd: str, fields: dict[str, Any]) -> concurrent.futures.Future:
         link = self.links.get(key)
         if link is None:

@@ -22,12 +22,17 @@ GAP = "CPU"
 
 
 class Player:
-    def __init__(self, name: str, level: int | None = None) -> None:
+    def __init__(self, name: str, level: int | None = None, bot: bool = False) -> None:
         self.name = name
         self.level = level  # None: a person at the board; 1..5: the CPU plays for this entrant
+        self.bot = bot      # a student's bot over KGP (hub/kgp.py) plays for this entrant
 
     def seat(self) -> dict[str, Any]:
+        """A bot's seat is a person's to the board: the hub presses its pits."""
         return {"kind": "human"} if self.level is None else {"kind": "cpu", "level": self.level}
+
+    def entry(self) -> str:
+        return self.name + ("=bot" if self.bot else "" if self.level is None else "=cpu%d" % self.level)
 
 
 class PlayersError(MancalaError, ValueError):
@@ -35,7 +40,8 @@ class PlayersError(MancalaError, ValueError):
 
 
 def parse_players(texts: list[str]) -> list[Player]:
-    """Player entries from 'Ann' or 'Bot=cpu2'; PlayersError (a ValueError) in one sentence."""
+    """Player entries from 'Ann', 'Cpu=cpu2' or 'deep=bot' (the bot of that name, over KGP);
+    PlayersError (a ValueError) in one sentence."""
     players, names = [], set()
     for text in texts:
         name, _, kind = (t.strip() for t in text.partition("="))
@@ -43,13 +49,14 @@ def parse_players(texts: list[str]) -> list[Player]:
             raise PlayersError("A player needs a name: %r has none." % text)
         if name == GAP or name in names:
             raise PlayersError("Each player needs a name of their own: %r is taken." % name)
-        level = None
-        if kind:
+        level, bot = None, kind == "bot"
+        if kind and not bot:
             if not (kind.startswith("cpu") and kind[3:].isdigit() and 1 <= int(kind[3:]) <= 5):
-                raise PlayersError("%r: after '=' write cpu1 to cpu5 (the CPU plays for %s)." % (text, name))
+                raise PlayersError("%r: after '=' write cpu1 to cpu5 (the CPU plays for %s) or "
+                                   "bot (%s's bot plays, over KGP)." % (text, name, name))
             level = int(kind[3:])
         names.add(name)
-        players.append(Player(name, level))
+        players.append(Player(name, level, bot))
     if len(players) < 2:
         raise PlayersError("A tournament needs at least 2 players, got %d." % len(players))
     return players
@@ -118,8 +125,7 @@ class Tournament:
 
     def spec(self) -> dict[str, Any]:
         """What the tournament was made from (restore() takes it back)."""
-        return {"players": [p.name + ("" if p.level is None else "=cpu%d" % p.level)
-                            for p in self.players.values()],
+        return {"players": [p.entry() for p in self.players.values()],
                 "style": self.style, "rounds": self.total_rounds, "rules": self.rules,
                 "cpu_level": self.cpu_level}
 

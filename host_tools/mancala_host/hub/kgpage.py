@@ -1,0 +1,26 @@
+"""The hub's bots tab: GET /bots (a page readable from the back of a room) and GET /bots.json
+(the bots of the room, the rules in force and every bot's report card, grading.py)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aiohttp import web
+
+_STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+
+
+def add_routes(app: web.Application, lobby: Any, cards: Any = None) -> None:
+    async def page(request: web.Request) -> web.Response:
+        with open(os.path.join(_STATIC, "bots.html"), encoding="utf-8") as f:
+            return web.Response(text=f.read(), content_type="text/html",
+                                headers={"Cache-Control": "no-store"})
+
+    async def listing(request: web.Request) -> web.Response:
+        data = lobby.listing()
+        data["cards"] = cards.cards() if cards is not None else []
+        return web.json_response(data, headers={"Cache-Control": "no-store"})
+
+    app.router.add_get("/bots", page)
+    app.router.add_get("/bots.json", listing)
