@@ -1,9 +1,17 @@
 """`analyze --exact` and `hint --exact` (mancala_host.logs.exact): exact values through a logged
 game, checked against each other from move to move and against the game's result, the
-fall-back sentences for Basic and for positions over the node budget, and the hint on a
-scripted board."""
+fall-back sentences for Basic and for positions past the budget (time or nodes), the hint on a
+scripted board, and in a real process: the progress line on a terminal (a pty) and Ctrl-C."""
 
 import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+
+import pytest
 
 from fakeport import ANSWER, FakePort, board_script, run
 from mancala import Game, Rules
@@ -59,13 +67,27 @@ def test_analyze_exact_on_a_game_in_progress(tmp_path, capsys):
     assert "unfinished (recording stopped before the end)" in out
 
 
-def test_analyze_exact_says_what_was_too_big(tmp_path, capsys):
+def test_analyze_exact_says_which_moves_ran_out_of_the_budget(tmp_path, capsys, monkeypatch):
+    # No opening book: the start of Kalah(6,4) needs minutes of search, far past a twentieth of
+    # a second, and far past 2000 nodes a move.
+    monkeypatch.setenv("MANCALA_BOOK", str(tmp_path / "no-book"))
     entry, _ = play_game({"variant": "kalah", "seeds": 4}, plant=None)
     log = tmp_path / "class.jsonl"
     write_log(log, [entry])
+    code, out, err = mb(capsys, "analyze", str(log), "--exact", "--seconds", "0.05")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "Moves 1-" in text and "Traceback" not in err
+    assert ("the exact search ran out of its 0.05-second budget a position, so they have no "
+            "value (--seconds 20 searches longer; the heuristic analysis without --exact "
+            "covers them).") in text
     code, out, err = mb(capsys, "analyze", str(log), "--exact", "--exact-nodes", "2000")
     assert code == 0, err
-    assert "Moves 1-" in out and "too big for the exact solver within 2000 nodes" in out
+    assert ("ran out of its 5-second and 2000-node budget a position, so they have no value "
+            "(--seconds 20 and --exact-nodes 8000 search longer;") in " ".join(out.split())
+    with pytest.raises(SystemExit):
+        mb(capsys, "analyze", str(log), "--exact", "--seconds", "0")
+    assert "'0' is not a time budget: give seconds, more than 0" in capsys.readouterr().err
 
 
 def test_analyze_exact_on_basic_says_so_and_uses_the_heuristic(tmp_path, capsys):
@@ -122,7 +144,85 @@ def test_hint_exact_falls_back_on_the_boards_cpu(monkeypatch, capsys):
     start = Game(Rules.from_dict({"variant": "kalah", "seeds": 5}))
     port = FakePort(board_script(state=[_state(start)],
                                  hint=[{"id": ANSWER, "ok": True, "seat": 0, "pit": 2}]))
-    code, out, err = run(monkeypatch, capsys, port, ["hint", "--exact", "--exact-nodes", "1000"])
+    code, out, err = run(monkeypatch, capsys, port, ["hint", "--exact", "--seconds", "0.05"])
     assert code == 0, err
-    assert out.startswith("This position is too big for the exact solver within 1000 nodes")
-    assert out.endswith("The board's CPU suggests pit 2 for seat 0 instead.\n")
+    assert out == ("The exact search ran out of its 0.05-second budget on this position "
+                   "(--seconds 20 searches longer). The board's CPU suggests pit 2 for seat 0 "
+                   "instead.\n")
+
+
+def _unsolved_log(tmp_path):
+    """A log of one Kalah(6,4) game stopped after its first move, and the environment with no
+    opening book: valuing that first move takes minutes of search."""
+    game = Game(Rules.from_dict({"variant": "kalah", "seeds": 4}), first=0)
+    entry = gamelog.new_game({"profile": "duo", "firmware": "test"}, game.rules.to_dict(),
+                             [{"kind": "human"}, {"kind": "human"}], 0)
+    game.play(3)
+    entry["moves"].append({"seat": 0, "pit": 3, "by": "human"})
+    gamelog.mark_unfinished(entry, game.to_dict())
+    log = tmp_path / "opening.jsonl"
+    write_log(log, [entry])
+    return str(log), dict(os.environ, MANCALA_BOOK=str(tmp_path / "no-book"))
+
+
+def _in_a_terminal(argv, env, until=None):
+    """mancala-board argv with stderr on a pty: (process, read) where read(text) reads what
+    it wrote there until text appears (None: until it exits) and returns all of it."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "mancala_host"] + argv, env=env,
+                            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    seen = []
+
+    def read(text=None):
+        while text is None or text not in "".join(seen):
+            ready, _, _ = select.select([master], [], [], 120)
+            assert ready, "nothing on the terminal for 2 minutes: %r" % "".join(seen)
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the process has gone: its end of the pty is closed
+                chunk = b""
+            if not chunk:
+                assert text is None, "the process ended without %r: %r" % (text, "".join(seen))
+                break
+            seen.append(chunk.decode())
+        return "".join(seen)
+
+    return proc, read, master
+
+
+def test_a_long_search_shows_a_progress_line_on_a_terminal_and_wipes_it(tmp_path):
+    log, env = _unsolved_log(tmp_path)
+    proc, read, master = _in_a_terminal(["analyze", log, "--exact", "--seconds", "2"], env)
+    try:
+        shown = read()
+        out = proc.communicate(timeout=120)[0].decode()
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    assert "\rExact search: move 1 of 1, " in shown and " of 2 s, " in shown
+    assert "million positions (Ctrl-C stops it)" in shown
+    # Wiped at the end: the last thing on the line is blanks and a carriage return.
+    assert shown.rstrip("\r\n").endswith(" \r") or shown.endswith(" \r")
+    assert "Moves 1: the exact search ran out of its 2-second budget" in " ".join(out.split())
+    # Not on a pipe: the same run with stderr captured writes no progress line.
+    done = subprocess.run([sys.executable, "-m", "mancala_host", "analyze", log, "--exact",
+                           "--seconds", "1"], env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == b""
+
+
+def test_ctrl_c_stops_a_long_search_in_one_sentence(tmp_path):
+    log, env = _unsolved_log(tmp_path)
+    proc, read, master = _in_a_terminal(["analyze", log, "--exact", "--seconds", "600"], env)
+    try:
+        read("million positions")  # the search is under way
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=120)[0].decode()
+        shown = read()
+    finally:
+        os.close(master)
+    assert proc.returncode == 130
+    assert "Traceback" not in shown
+    last = [t for t in shown.replace("\r", "\n").split("\n") if t.strip()][-1]
+    assert last == "Stopped: Ctrl-C ended the exact analysis of %s (game 1 of 1)." % log
+    assert "Exact search" not in out

@@ -13,7 +13,7 @@ from test_host_analyze import mb, play_game, write_log
 
 def test_the_line_is_the_exact_values_and_marks_the_turning_points():
     entry, _ = play_game({"variant": "kalah", "seeds": 3}, plant=None)
-    analysis = exact.analyse_game(entry, nodes=200000)
+    analysis = exact.analyse_game(entry, exact.Budget(None, 200000))
     # A turning point made by hand on one valued row, so that the marks are checked even in
     # a game without one.
     row = next(r for r in analysis["moves"] if r["before"] is not None)

@@ -26,7 +26,7 @@ def test_the_page_shows_the_exact_value_only_when_turned_on(tmp_path, browser):
         stop_web(web)
 
         web, url = start_web(sim.link, "--control", "--stone-ms", "20", "--exact",
-                             "--exact-nodes", "3000000")
+                             "--seconds", "600", "--exact-nodes", "3000000")
         browser.get(url)
         game = Game.from_dict(wait_for("the state", lambda: snapshot(url).get("state")))
         values = Exact(game.rules).move_values(game)
@@ -40,3 +40,37 @@ def test_the_page_shows_the_exact_value_only_when_turned_on(tmp_path, browser):
     finally:
         stop_web(web)
         sim.stop()
+
+
+class _Hub:
+    """The part of the web view's hub the feed uses: what it published, in order."""
+
+    def __init__(self):
+        self.published = []
+
+    def publish(self, **fields):
+        self.published.append(fields["exact"])
+
+
+def test_a_new_position_stops_the_search_of_the_old_one(tmp_path, monkeypatch):
+    # No opening book: the start of Kalah(6,4) takes minutes, far inside a 600-second budget;
+    # the position after it is a small endgame. The page gets that one's value without waiting
+    # for the start's search, and never the start's.
+    from mancala import Rules
+    from mancala_host.logs.exact import Budget
+    from mancala_host.views.webexact import ExactFeed
+    from test_solver import game_at
+    monkeypatch.setenv("MANCALA_BOOK", str(tmp_path / "no-book"))
+    rules = Rules.from_dict({"variant": "kalah", "seeds": 4})
+    hub = _Hub()
+    feed = ExactFeed(hub, Budget(600))
+    feed(Game(rules).to_dict())
+    from mancala_host.solver import searched
+    wait_for("the start's search under way", lambda: searched() > 0)
+    small = game_at(rules, [[0, 0, 0, 1, 0, 2], [1, 0, 0, 0, 0, 0]])
+    feed(small.to_dict())
+    wait_for("the small position's value", lambda: hub.published)
+    value = Exact(rules).value(small)
+    assert hub.published == [{"text": hub.published[0]["text"], "seat": 0, "value": value,
+                               "pits": hub.published[0]["pits"]}]
+    assert hub.published[0]["text"].startswith("Exact: Seat 0 to move")

@@ -18,8 +18,9 @@ from test_solver import brute_force, game_at, random_position
 SUMS = os.path.join(os.path.dirname(__file__), "data", "endgame-tables.sha256")
 
 
-def checked_in():
-    with open(SUMS) as f:
+def checked_in(path=SUMS):
+    """{file name: SHA-256} of a checked-in sums file (sha256sum's format)."""
+    with open(path) as f:
         return dict(reversed(line.split()) for line in f if line.strip())
 
 

@@ -71,18 +71,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_exact(args: argparse.Namespace) -> int:
-    """hint --exact: the exact solver on the board's position (exact.py); where it has no
-    answer (Basic, or too big for --exact-nodes) one sentence says so and the board's CPU
-    hint follows."""
+    """hint --exact: the exact solver on the board's position (exact.py), within --seconds,
+    with a progress line on a terminal; where it has no answer (Basic, or past the budget)
+    one sentence says so and the board's CPU hint follows. Ctrl-C stops the search with one
+    sentence."""
     from ..logs import exact
-    if args.exact_nodes < 1:
-        raise BoardError("--exact-nodes must be at least 1.")
+    from ..logs.progress import Progress
+    from ..solver import searched
+    budget = exact.Budget.from_args(args)
     with connect(args) as client:
         state = client.request("state").get("state")
         if not isinstance(state, dict):
             raise BoardError("The board answered 'state' without a state; is its firmware older "
                              "than this tool?")
-        answer, sentence = exact.hint_lines(state, args.exact_nodes)
+        try:
+            with Progress(searched, budget.seconds) as progress:
+                answer, sentence = exact.hint_lines(state, budget, progress)
+        except KeyboardInterrupt:
+            raise BoardError("Stopped: Ctrl-C ended the exact search; the board is as it was.",
+                             exit_code=exact.INTERRUPTED)
         if answer is None:
             board = ask(client)
     if answer is not None:

@@ -50,8 +50,9 @@ VALUES = {STONES: "stones", CHANCE: "the mover's chance to win in %"}
 COSTS = {STONES: "stones", CHANCE: "points of chance to win"}
 WINS, LOSES = "wins", "loses"
 GIVES_UP_WIN, WALKS_INTO_LOSS = "the win", "the game"
-# The exact solver's search nodes a move before a position counts as too big (about a second
-# on this machine's kind of host): --exact-nodes' default wherever --exact is offered.
+# The exact solver's search nodes a move where the heuristic analysis asks it (about a second
+# on this machine's kind of host, unloaded): --exact-nodes' default there. analyze --exact and
+# the other exact commands are bounded by time (--seconds) instead.
 EXACT_NODES = 1_000_000
 
 
@@ -181,12 +182,9 @@ def cost_of(played: int | None, best: int | None, before: Value, after: Value,
 def exact_moves(engine: Game, nodes: int = EXACT_NODES) -> dict[int, int] | None:
     """{pit: exact value for the seat to move} of each legal pit (the final store difference
     with perfect play), or None when the position needs more than `nodes` nodes for one of
-    them."""
-    from ..solver import TooBig, for_rules
-    try:
-        return for_rules(engine.rules).move_values(engine, max_nodes=nodes)
-    except TooBig:
-        return None
+    them: a bound in nodes, not time, so the analysis is the same on any machine."""
+    from .exact import Budget, exact_moves as moves
+    return moves(engine, Budget(None, nodes))
 
 
 def exact_cost(before: int, after: int) -> tuple[Cost, str]:
@@ -451,7 +449,9 @@ def run(args: argparse.Namespace) -> int:
     if not chosen:
         raise BoardError("%s holds no game that replays (%d line(s) skipped), so there is nothing "
                          "to analyse; 'mancala-board replay %s' says why." % (args.file, len(skipped), args.file))
-    analyst = Analyst(args.nodes, args.budget_ms, getattr(args, "exact_nodes", EXACT_NODES))
+    # Where the search sees the end, the exact solver's peek is bounded by nodes (--exact-nodes,
+    # else EXACT_NODES), not by --seconds: the same log gives the same analysis anywhere.
+    analyst = Analyst(args.nodes, args.budget_ms, getattr(args, "exact_nodes", None) or EXACT_NODES)
     if not as_json:
         for text in legend(analyst):
             print(text)
@@ -469,13 +469,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError("%r is not a time budget: give seconds, more than 0 "
+                                         "(for example 5 or 0.5)" % text)
+    return value
+
+
 def add_exact_arguments(p: argparse.ArgumentParser, exact_help: str) -> None:
-    """--exact (with the command's own help) and --exact-nodes, as every command that offers
-    the exact solver (logs/exact.py) takes them."""
+    """--exact (with the command's own help), --seconds and --exact-nodes, as every command
+    that offers the exact solver (logs/exact.py) takes them."""
+    from .exact import SECONDS
     p.add_argument("--exact", action="store_true", help=exact_help)
-    p.add_argument("--exact-nodes", type=int, default=EXACT_NODES,
-                   help="with --exact: search nodes per move before a position counts as too big "
-                        "(default %d)" % EXACT_NODES)
+    p.add_argument("--seconds", type=_seconds, default=SECONDS, metavar="S",
+                   help="with --exact: the time each position's exact search may take before "
+                        "it gives up (default %g)" % SECONDS)
+    p.add_argument("--exact-nodes", type=int, default=None, metavar="N",
+                   help="with --exact: also stop each move's search after N nodes, the same on "
+                        "any machine (default: no limit)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -6,11 +6,13 @@ the stones it threw away against perfect play (before minus after, never a guess
 point is a move after which the game's exact outcome is no longer what it was: a won game
 drawn or lost, a drawn game lost.
 
-Each position's search is bounded by a node budget (--exact-nodes); a position that needs
-more is left without a value and counted in one sentence, so an analysis never spins. The
-start of Kalah(6,4) needs about a minute a move on the host machine (docs/host-tool.md §14),
-so a whole game's first moves are usually left out at the default budget. Basic has no exact
-solver: analyze and hint say so in one sentence and answer with the heuristic search.
+Each position's search has a time budget (--seconds, a few seconds by default, and
+optionally --exact-nodes nodes a move); a position that needs more is left without a value
+and one sentence says so, naming the budget and how to raise it, so an analysis never spins.
+The first plies of Kalah(6,3) and (6,4) come from the opening book (`make book`) at once.
+Past half a second a progress line shows on a terminal (progress.py); Ctrl-C stops the
+search with one sentence. Basic has no exact solver: analyze and hint say so in one sentence
+and answer with the heuristic search.
 """
 
 from __future__ import annotations
@@ -18,29 +20,101 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from . import gamelog
-from .analyze import EXACT_NODES, exact_moves
+from .progress import Progress
 from ..errors import BoardError
 
 if TYPE_CHECKING:
     from mancala import Game
 
-# The nodes each move's search may take (about half a second to a second on the host
-# machine, bench/solver.py); a position's value takes one search a legal pit.
-NODES = EXACT_NODES
+# The time each position's search may take when the user did not choose: a few seconds, which
+# covers every Kalah(6,3) position and a Kalah(6,4) game from its middle on here
+# (docs/host-tool.md section 14).
+SECONDS = 5.0
+# The exit code of a search stopped with Ctrl-C, as a shell gives a program SIGINT stopped.
+INTERRUPTED = 130
+
+
+class Budget:
+    """How long each position's exact search may take: `seconds` (None: no limit) and
+    optionally `nodes` for each move's search (a bound that does not depend on the machine)."""
+
+    def __init__(self, seconds: float | None = SECONDS, nodes: int | None = None) -> None:
+        self.seconds = seconds
+        self.nodes = nodes
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "Budget":
+        """--seconds and --exact-nodes, checked: BoardError in one sentence if out of range."""
+        seconds, nodes = getattr(args, "seconds", SECONDS), getattr(args, "exact_nodes", None)
+        if seconds is not None and not seconds > 0:
+            raise BoardError("--seconds must be more than 0 (for example --seconds 5).")
+        if nodes is not None and nodes < 1:
+            raise BoardError("--exact-nodes must be at least 1.")
+        return cls(seconds, nodes)
+
+    def deadline(self) -> float | None:
+        return None if self.seconds is None else time.monotonic() + self.seconds
+
+    def text(self) -> str:
+        """'its 5-second budget', as the sentences say it."""
+        parts = []
+        if self.seconds is not None:
+            parts.append("%g-second" % self.seconds)
+        if self.nodes is not None:
+            parts.append("%d-node" % self.nodes)
+        return "its %s budget" % " and ".join(parts) if parts else "its budget"
+
+    def raise_hint(self) -> str:
+        """How to search longer: '--seconds 20 searches longer'."""
+        more = "--seconds %g" % max(20, 4 * self.seconds) if self.seconds is not None else ""
+        if self.nodes is None:
+            return "%s searches longer" % more
+        nodes = "--exact-nodes %d" % (4 * self.nodes)
+        return "%s and %s search longer" % (more, nodes) if more else "%s searches further" % nodes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "nodes": self.nodes}
+
+
+def _solver(rules):
+    from ..solver import book, for_rules
+    try:
+        return for_rules(rules)
+    except book.BookError as exc:
+        raise BoardError(str(exc))
+
+
+def exact_moves(engine: Game, budget: Budget | None = None,
+                progress: Progress | None = None, what: str = "") -> dict[int, int] | None:
+    """{pit: exact value for the seat to move} of each legal pit, or None when the position
+    needs more than the budget."""
+    from ..solver import TooBig
+    budget = Budget() if budget is None else budget
+    solver = _solver(engine.rules)
+    if progress is not None:
+        progress.start(what)
+    try:
+        return solver.move_values(engine, max_nodes=budget.nodes, deadline=budget.deadline())
+    except TooBig:
+        return None
 
 
 def _outcome(value: int) -> int:
     return (value > 0) - (value < 0)
 
 
-def analyse_game(game: dict[str, Any], nodes: int = NODES) -> dict[str, Any]:
+def analyse_game(game: dict[str, Any], budget: Budget | None = None,
+                 progress: Progress | None = None, label: str = "") -> dict[str, Any]:
     """The exact analysis of one logged Kalah game: rows with before, after, cost and whether
-    the move is a turning point; values for the seat that moves, None where too big."""
+    the move is a turning point; values for the seat that moves, None where the search ran
+    out of its budget (those moves listed in too_big)."""
     engine = gamelog.start_engine(game)
     rows, too_big = [], []
+    total = len(game["moves"])
     for number, move in enumerate(game["moves"], 1):
         seat = move.get("seat")
         row = {"move": number, "seat": seat, "by": move.get("by"), "pit": move.get("pit"),
@@ -48,7 +122,8 @@ def analyse_game(game: dict[str, Any], nodes: int = NODES) -> dict[str, Any]:
                "after": None, "cost": None, "turning": False}
         values = None
         if not row["resign"] and not engine.over:
-            values = exact_moves(engine, nodes)
+            values = exact_moves(engine, budget, progress,
+                                 "%smove %d of %d" % (label, number, total))
             if values is None:
                 too_big.append(number)
         gamelog.apply_move(engine, move, number)
@@ -78,7 +153,8 @@ def _value_text(value):
     return "-" if value is None else "%+d" % value if value else "0"
 
 
-def game_lines(index: int, line: int, path: str, analysis: dict[str, Any], nodes: int) -> list[str]:
+def game_lines(index: int, line: int, path: str, analysis: dict[str, Any],
+               budget: Budget) -> list[str]:
     from .analyze import _result_text, _wrap
     from ..render.view import rules_label
     lines = _wrap("Game %d (line %d of %s): %s; seat %d starts; %d moves; %s." % (
@@ -103,9 +179,9 @@ def game_lines(index: int, line: int, path: str, analysis: dict[str, Any], nodes
             _value_text(r["after"]), cost)).rstrip())
     lines.append("")
     if analysis["too_big"]:
-        lines += _wrap("Moves %s: too big for the exact solver within %d nodes a move, so they "
-                       "have no value (--exact-nodes searches further; the heuristic analysis "
-                       "without --exact covers them)." % (_ranges(analysis["too_big"]), nodes))
+        lines += _wrap("Moves %s: the exact search ran out of %s a position, so they have no "
+                       "value (%s; the heuristic analysis without --exact covers them)." % (
+                           _ranges(analysis["too_big"]), budget.text(), budget.raise_hint()))
     for s in analysis["summary"]:
         turning = s["turning_points"]
         lines += _wrap("Seat %d: %d move(s) valued, %d perfect, %d stone(s) thrown away in all%s."
@@ -138,9 +214,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     """analyze --exact: the exact analysis of the chosen games; Basic games get the
     heuristic one, after one sentence saying so."""
     from . import analyze
-    nodes = args.exact_nodes
-    if nodes < 1:
-        raise BoardError("--exact-nodes must be at least 1.")
+    budget = Budget.from_args(args)
     as_json = getattr(args, "json", False) or getattr(args, "json_out", False)
     chosen, skipped = analyze._chosen(args.file, args.game)
     kalah = [c for c in chosen if c[2]["rules"].get("variant") == "kalah"]
@@ -155,11 +229,28 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not as_json:
         for text in analyze._wrap(LEGEND):
             print(text)
-    games = analyze.report_games(kalah, lambda game: analyse_game(game, nodes),
-                                 None if as_json else lambda index, line, analysis: game_lines(
-                                     index, line, args.file, analysis, nodes))
+    from ..solver import searched
+    progress = Progress(searched, budget.seconds)
+
+    def lines(index: int, line: int, analysis: dict[str, Any]) -> list[str]:
+        progress.clear()
+        return game_lines(index, line, args.file, analysis, budget)
+
+    where = {"game": 0}
+
+    def analyse(game: dict[str, Any]) -> dict[str, Any]:
+        where["game"] += 1
+        return analyse_game(game, budget, progress, "game %d, " % where["game"]
+                            if len(kalah) > 1 else "")
+
+    try:
+        with progress:
+            games = analyze.report_games(kalah, analyse, None if as_json else lines)
+    except KeyboardInterrupt:
+        raise BoardError("Stopped: Ctrl-C ended the exact analysis of %s (game %d of %d)."
+                         % (args.file, where["game"], len(kalah)), exit_code=INTERRUPTED)
     if as_json:
-        print(json.dumps({"log": args.file, "exact": {"nodes": nodes}, "games": games,
+        print(json.dumps({"log": args.file, "exact": budget.to_json(), "games": games,
                           "skipped": [{"line": l, "reason": r} for l, r in skipped]},
                          sort_keys=True))
     if skipped:
@@ -168,9 +259,11 @@ def run_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def hint_lines(state: dict[str, Any], nodes: int = NODES) -> tuple[dict[str, Any] | None, str]:
+def hint_lines(state: dict[str, Any], budget: Budget | None = None,
+               progress: Progress | None = None) -> tuple[dict[str, Any] | None, str]:
     """(answer, sentence) for the board's state: the exact value for the seat to move and
     every pit that keeps it; answer None (and the sentence why) when there is none."""
+    budget = Budget() if budget is None else budget
     from mancala import Game
     from ..solver import unsupported
     try:
@@ -184,10 +277,10 @@ def hint_lines(state: dict[str, Any], nodes: int = NODES) -> tuple[dict[str, Any
     reason = unsupported(engine.rules)
     if reason:
         return None, reason
-    values = exact_moves(engine, nodes)
+    values = exact_moves(engine, budget, progress, "the board's position")
     if values is None:
-        return None, ("This position is too big for the exact solver within %d nodes a move "
-                      "(--exact-nodes searches further)." % nodes)
+        return None, ("The exact search ran out of %s on this position (%s)." % (
+            budget.text(), budget.raise_hint()))
     best = max(values.values())
     pits = [p for p in sorted(values) if values[p] == best]
     seat = engine.turn

@@ -3,8 +3,8 @@
 The line is seat 0's exact value (the final store difference with perfect play, as
 mancala_host.logs.exact computes it) before each move, ending at the game's real result. Above 0
 seat 0 is winning and the area is in its colour, below 0 seat 1's. A turning point (a move
-that changed the exact outcome) is a large ring with the move's number beside it. Moves too
-big for the exact solver's budget leave a gap in the line, and the title says so.
+that changed the exact outcome) is a large ring with the move's number beside it. Moves past
+the exact solver's budget leave a gap in the line, and the title says so.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def figure(analysis: dict[str, Any], title: str) -> tuple[Any, Any]:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlim(0, max(xs))
         gaps = len(analysis["too_big"])
-        ax.set_title(title + ("\n(no value for %d move(s): too big for the solver's budget)" % gaps
+        ax.set_title(title + ("\n(no value for %d move(s): past the solver's budget)" % gaps
                               if gaps else ""))
         ax.legend(loc="best", fontsize=FONT - 2, frameon=False)
         fig.tight_layout()

@@ -213,14 +213,14 @@ def _plot_exact(args: argparse.Namespace, games: list[Any], path: str) -> None:
         raise BoardError("The logs hold %d finished Kalah game(s); --exact-game must be from 1 to "
                          "%d." % (len(kalah), len(kalah)))
     file, line, game = kalah[number - 1][:3]
-    analysis = exact.analyse_game(game, args.exact_nodes)
+    analysis = exact.analyse_game(game, exact.Budget.from_args(args))
     stem, ext = os.path.splitext(path)
     out = stem + "-exact" + ext
     exactplot.draw(analysis, "Kalah game %d (%s line %d): %s" % (
         number, os.path.basename(file), line, rules_label(game["rules"])), out)
     print("Exact value line of Kalah game %d written to %s (%d turning point(s)%s)." % (
         number, out, sum(1 for r in analysis["moves"] if r["turning"]),
-        "; %d move(s) too big for the solver's budget" % len(analysis["too_big"])
+        "; %d move(s) past the solver's budget" % len(analysis["too_big"])
         if analysis["too_big"] else ""))
 
 

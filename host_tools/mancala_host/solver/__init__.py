@@ -10,9 +10,13 @@ table of exact endgame values (docs/host-tool.md, "The exact solver").
     solver = Exact(game.rules)
     solver.value(game)          # -> int, for game.turn
     solver.move_values(game)    # -> {pit: int}, each for game.turn
+    solver.value(game, deadline=time.monotonic() + 5)
 
-A search that needs more than max_nodes nodes raises TooBig, so a caller that must answer
-soon (an analysis, the projector) can say so and fall back on the heuristic search.
+A search still running at its deadline (a time.monotonic() value), or past max_nodes nodes,
+raises TooBig, so a caller that must answer soon (a hint, an analysis, the projector) can say
+so. Ctrl-C stops a search with KeyboardInterrupt; the solver stays sound after either. The
+opening book (book.py, `make book`) answers the first plies of Kalah(6,3) and (6,4) without
+a search.
 """
 
 from __future__ import annotations
@@ -31,14 +35,11 @@ if TYPE_CHECKING:
 # a larger endgame table costs more to fill than it saves in these searches.
 TT_BITS = 24
 DB_STONES = 12
-# The nodes a search may take when the caller did not choose (about half a second to a few
-# seconds on the host machine, bench/solver.py).
-NODES = 3_000_000
 NORMAL, EXTRA, OVER = 0, 1, 2
 
 
 class TooBig(ValueError):
-    """The exact value needs more search than the budget allows."""
+    """The exact value needs more search than the budget (time or nodes) allows."""
 
 
 def unsupported(rules: Rules) -> str | None:
@@ -64,35 +65,49 @@ class Exact:
     """Exact values under one set of Kalah rules, with the tables kept between calls. One
     search at a time: calls from several threads wait for each other."""
 
-    def __init__(self, rules: Rules, tt_bits: int = TT_BITS, db_stones: int = DB_STONES):
+    def __init__(self, rules: Rules, tt_bits: int = TT_BITS, db_stones: int = DB_STONES,
+                 book: dict | None = None):
+        """book: {pits: value} of positions known without search (for_rules gives the
+        opening book); None: every value is searched."""
         reason = unsupported(rules)
         if reason:
             raise ValueError(reason)
         self.rules = rules
-        self._solver = Solver(rules.pits, rules.capture == "always", rules.wipeout_capture,
-                              tt_bits, db_stones)
+        always = rules.capture == "always"
+        self._solver = Solver(rules.pits, always, rules.wipeout_capture, tt_bits, db_stones)
         self._lock = threading.Lock()
+        self.book = book or {}
 
     @property
     def nodes(self) -> int:
         """Nodes searched so far, over every call."""
         return self._solver.nodes
 
-    def pits_value(self, pits: tuple[int, ...], max_nodes: int | None = None) -> int:
+    def pits_value(self, pits: tuple[int, ...], max_nodes: int | None = None,
+                   deadline: float | None = None, guess: int = 0) -> int:
         """The value still to come for the side to move in a position given as its pits (the
-        mover's, then the other seat's); max_nodes None: no limit."""
+        mover's, then the other seat's): from the book, else searched. max_nodes, deadline (a
+        time.monotonic() value): the search's budget, None for none; guess: where the search
+        starts looking (a value near the true one saves time)."""
+        known = self.book.get(tuple(pits))
+        if known is not None:
+            return known
         with self._lock:
             try:
-                return self._solver.value(pits, max_nodes or 0)
+                return self._solver.value(pits, max_nodes or 0, guess, deadline or 0.0)
             except BudgetExceeded:
-                raise TooBig("the exact value needs more than %d nodes of search" % (max_nodes or 0))
+                raise TooBig("the exact value needs more search than its budget")
 
-    def pits_moves(self, pits: tuple[int, ...], max_nodes: int | None = None) -> dict[int, int]:
+    def pits_moves(self, pits: tuple[int, ...], max_nodes: int | None = None,
+                   deadline: float | None = None) -> dict[int, int]:
         """{pit: value} of each legal pit, for the side to move, in a position given by its
-        pits; max_nodes bounds each move's search."""
-        values = {}
+        pits; max_nodes bounds each move's search, deadline all of them."""
+        values: dict[int, int] = {}
+        known = self.book.get(tuple(pits))
+        guess = 0 if known is None else known
         # Nearest the store first: extra moves are there, and their values make the others'
-        # searches shorter through the shared table.
+        # searches shorter through the shared table. Each search starts from the best value
+        # found so far (or the book's value of the position): most moves are near it.
         for pit in range(self.rules.pits, 0, -1):
             if not pits[pit - 1]:
                 continue
@@ -100,21 +115,30 @@ class Exact:
             if status == OVER:
                 values[pit] = gain
             elif status == EXTRA:
-                values[pit] = gain + self.pits_value(after, max_nodes)
+                values[pit] = gain + self.pits_value(after, max_nodes, deadline, guess - gain)
             else:
-                values[pit] = gain - self.pits_value(after, max_nodes)
+                values[pit] = gain - self.pits_value(after, max_nodes, deadline, gain - guess)
+            if known is None:
+                guess = max(values.values())
         return dict(sorted(values.items()))
 
-    def value(self, game: Game, max_nodes: int | None = None) -> int:
+    def value(self, game: Game, max_nodes: int | None = None,
+              deadline: float | None = None) -> int:
         """The final store difference with perfect play, for the seat to move."""
         pits, lead = position(game)
-        return lead + self.pits_value(pits, max_nodes)
+        return lead + self.pits_value(pits, max_nodes, deadline)
 
-    def move_values(self, game: Game, max_nodes: int | None = None) -> dict[int, int]:
+    def move_values(self, game: Game, max_nodes: int | None = None,
+                    deadline: float | None = None) -> dict[int, int]:
         """{pit: final store difference with perfect play after that pit}, for the seat to
         move, for each legal pit."""
         pits, lead = position(game)
-        return {pit: lead + v for pit, v in self.pits_moves(pits, max_nodes).items()}
+        return {pit: lead + v for pit, v in self.pits_moves(pits, max_nodes, deadline).items()}
+
+    def stop(self) -> None:
+        """Stop the search under way, from another thread: it raises TooBig (a new position
+        to value makes the old one's answer moot)."""
+        self._solver.stop()
 
     def play(self, pits: tuple[int, ...], pit: int) -> tuple[tuple[int, ...], int, int]:
         """The solver's own move: (next pits from the side to move next, the mover's gain,
@@ -126,9 +150,27 @@ _SOLVERS: dict = {}
 
 
 def for_rules(rules: Rules) -> Exact:
-    """One shared solver for each set of rules, so that its tables serve every caller."""
-    key = (rules.pits, rules.capture, rules.wipeout_capture)
+    """One shared solver for each set of rules, so that its tables serve every caller, with
+    the opening book that `make book` wrote for them if there is one (book.load: BookError
+    in one sentence if a file there is not a book)."""
+    from . import book
+    key = (rules.pits, rules.capture, rules.wipeout_capture, book.default_folder())
     solver = _SOLVERS.get(key)
     if solver is None:
-        solver = _SOLVERS[key] = Exact(rules)
+        known = book.load(rules.capture == "always", rules.wipeout_capture) \
+            if rules.pits == book.PITS and not unsupported(rules) else {}
+        solver = _SOLVERS[key] = Exact(rules, book=known)
     return solver
+
+
+def searched() -> int:
+    """Nodes searched so far by the shared solvers (for_rules), all rules together: what a
+    progress line counts. It may be read while a search runs in another thread."""
+    return sum(solver.nodes for solver in list(_SOLVERS.values()))
+
+
+def stop_all() -> None:
+    """Stop the search under way on any shared solver (for_rules), from another thread: it
+    raises TooBig. A solver with no search under way is left as it is."""
+    for solver in list(_SOLVERS.values()):
+        solver.stop()

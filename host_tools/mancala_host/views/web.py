@@ -283,9 +283,8 @@ def run(args: argparse.Namespace) -> int:
     hub = Hub()
     if getattr(args, "exact", False):
         from .webexact import ExactFeed
-        if args.exact_nodes < 1:
-            raise BoardError("--exact-nodes must be at least 1.")
-        hub.on_state = ExactFeed(hub, args.exact_nodes)
+        from ..logs.exact import Budget
+        hub.on_state = ExactFeed(hub, Budget.from_args(args))
     guard = Guard(args.host, new_token())
     follower = Follower(args.port, timeout=args.timeout)
     follower.connect()
