@@ -220,10 +220,13 @@ def test_a_fresh_follower_fetches_only_the_games_a_listener_wants():
         board.play_out()
     board._queue.clear()
     heard = Heard(want=[(flash.board_id, 2)])
-    f = _follow(Lines(board), heard)
+    f = _follow(Lines(board), heard, heartbeat=0.02)
     try:
         wait_for("the first state", lambda: any(c[0] == "state" for c in heard.calls))
         wait_for("game 2", lambda: heard.games)
+        # game 3, finished before the follower came and not wanted, stays so at the heartbeats
+        wait_for("five heartbeats", lambda: sum(c[0] == "state" for c in heard.calls) >= 6)
+        assert [g["game"] for g in heard.games] == [2]
         board.new_game()
         board.play_out()
         wait_for("game 4", lambda: len(heard.games) == 2)

@@ -179,8 +179,10 @@ class GameSync:
         self.game, self.last_id = game, gid
         if left is not None and left.id is not None and isinstance(gid, int) and gid < left.id:
             prev = None  # the counter went back (a wiped board that kept its id)
-        if game.over and self._owed(gid, prev):
-            self._hand_over(game)
+        if game.over:  # ended before it was followed: handed over only if owed, and once
+            if self._owed(gid, prev):
+                self._hand_over(game)
+            game.handed = True
         if left is not None or fresh:
             self._ask("games", {}, lambda a: self._listed(a, left, prev, gid))
 
