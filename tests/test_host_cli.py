@@ -350,7 +350,7 @@ def test_common_options_go_before_or_after_the_command():
     for name in cli.COMMANDS:
         rest = {"config": ["show"], "press": ["3"], "resign": ["1"], "replay": ["a.jsonl"],
                 "stats": ["a.jsonl"], "export": ["a.jsonl", "--csv"], "analyze": ["a.jsonl"],
-                "profile": ["check", "f.json"]}.get(name, [])
+                "profile": ["check", "f.json"], "bot": ["b.py"]}.get(name, [])
         before = vars(parser.parse_args(common + [name] + rest))
         after = vars(parser.parse_args([name] + rest + common))
         if name == "class":

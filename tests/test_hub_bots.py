@@ -64,7 +64,12 @@ def test_two_bots_and_a_cpu_play_a_round_robin_on_the_boards(tmp_path):
                 if who in pressed:
                     pressed[who] += 1
                     assert m["by"] == "human"        # a press, as a touch would be
-        assert pressed == {"ann": len(ann_moves), "bob": len(bob_moves)}
+        bots = get(url, "bots.json")
+        # every move the hub counts as a bot's is in the logs as a press, and the other way round
+        assert pressed == {b["name"]: b["moves"] for b in bots["bots"]}
+        # and each is one the bot sent (a bot may be asked a position again if the board's
+        # answer came late, never fewer times than it played)
+        assert len(ann_moves) >= pressed["ann"] > 0 and len(bob_moves) >= pressed["bob"] > 0
         points = {r["name"]: r["points"] for r in s["standings"]}
         recount = dict.fromkeys(points, 0.0)
         for g in logged:
@@ -74,9 +79,7 @@ def test_two_bots_and_a_cpu_play_a_round_robin_on_the_boards(tmp_path):
                 if name in recount:
                     recount[name] += 0.5 if places[0] == places[1] else float(places[side] == 1)
         assert points == recount
-        bots = get(url, "bots.json")
-        assert [(b["name"], b["connected"], b["moves"]) for b in bots["bots"]] == \
-            [("ann", True, len(ann_moves)), ("bob", True, len(bob_moves))]
+        assert [(b["name"], b["connected"]) for b in bots["bots"]] == [("ann", True), ("bob", True)]
         assert bots["no_move"] == "random"
     finally:
         stop_hub(hub)

@@ -234,6 +234,13 @@ def _a_class(p):
     hub_command.add_arguments(p)
 
 
+@command("bot", _module_command("bots.command"), "a student's bot (choose(position) -> pit in FILE.py) on a class hub, or against the CPU (--local)")
+def _a_bot(p):
+    from ..bots import command as bot_command
+
+    bot_command.add_arguments(p)
+
+
 def _add_common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
     """The options every command shares. On the program they carry the defaults; on each
     command they are accepted too (`state --json` as well as `--json state`), with no default
