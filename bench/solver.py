@@ -14,8 +14,19 @@ takes several minutes a rule on a 2-core machine.
 The check: (6,3) is +2 under the default rules (Irving, Donkers and Uiterwijk 2000), (6,4)
 +8 with capture "nonempty" and +10 with capture "always" (Rawlings 2015), each move within
 its target, and the peak under 4 GB. The bench exits 1 if one is missed.
+
+Two long runs, each instead of the above (make bench SOLVERFLAGS=...):
+
+    .venv/bin/python bench/solver.py --versus DIR    # beside CMancala (bench/solver_versus.py)
+    .venv/bin/python bench/solver.py --six-five      # every start move of Kalah(6,5)
+
+--six-five values the six start moves of Kalah(6,5) under both presets with a 20-stone
+endgame database (read from --db-folder, build/solver/, built there first when missing and
+not counted) and a 2 GiB table; the targets are the published +10 and +12, an hour of wall
+time in all and 8 GB.
 """
 import argparse
+import os
 import random
 import resource
 import sys
@@ -23,6 +34,9 @@ import time
 
 from mancala import Game, Rules
 from mancala_host.solver import Exact
+from mancala_host.solver import database
+
+import solver_versus
 
 START_S = {3: 10.0, 4: 300.0}
 POSITION_S = 1.0
@@ -94,18 +108,95 @@ def positions(stones, count, failures):
             failures.append("%d stones, %s: %.2f s" % (stones, preset, worst))
 
 
+# Kalah(6,5), --six-five: the endgame database's stones and the table's size (2^28 entries of 8
+# bytes, 2 GiB); the published values of the game (Rawlings 2015 and CMancala's README for
+# "kalah"; Rawlings for the empty-capture rule).
+SIX_FIVE_DB = 20
+SIX_FIVE_TT_BITS = 28
+SIX_FIVE_PUBLISHED = {"kalah": 10, "kalah-empty-capture": 12}
+SIX_FIVE_WALL_S = 3600
+SIX_FIVE_PEAK_GB = 8.0
+
+
+def loadavg():
+    return "%.1f %.1f %.1f" % os.getloadavg()
+
+
+def six_five(failures, folder):
+    """Every start move of Kalah(6,5) under both presets, each by its own MTD(f) on one solver
+    per preset (tables shared from move to move; the endgame database read from folder, built
+    there first when missing, its build not counted)."""
+    t_all = time.monotonic()
+    for preset in PRESETS:
+        rules = Rules.from_dict({"preset": preset, "seeds": 5})
+        always, wipeout = rules.capture == "always", rules.wipeout_capture
+        print("Kalah(6,5) %s, load average %s:" % (preset, loadavg()))
+        solver, built = database.solver_with(folder, 6, always, wipeout, SIX_FIVE_DB,
+                                             SIX_FIVE_TT_BITS)
+        if built is not None:
+            print("  endgame database of %d stones built in %.1f s CPU (not counted)" % (
+                SIX_FIVE_DB, built))
+        start = (5,) * 12
+        values, guess = {}, 0
+        t_preset = time.monotonic()
+        for pit in range(6, 0, -1):
+            after, gain, status = solver.play(start, pit)
+            nodes, c0, w0 = solver.nodes, time.process_time(), time.monotonic()
+            if status == 1:    # an extra move: the same seat moves again
+                value = gain + solver.value(after, guess=guess - gain)
+            else:
+                value = gain - solver.value(after, guess=gain - guess)
+            guess = values[pit] = value
+            print("  pit %d: %+d   %8.1f s CPU  %8.1f s wall  %13d nodes  load %s" % (
+                pit, value, time.process_time() - c0, time.monotonic() - w0,
+                solver.nodes - nodes, loadavg()))
+            sys.stdout.flush()
+        best = max(values.values())
+        print("  best %+d with pit %s; %.1f s wall for the six" % (best, ", ".join(
+            str(p) for p in sorted(values) if values[p] == best), time.monotonic() - t_preset))
+        if best != SIX_FIVE_PUBLISHED[preset]:
+            failures.append("Kalah(6,5) %s is %+d, published %+d" % (
+                preset, best, SIX_FIVE_PUBLISHED[preset]))
+        del solver
+    took = time.monotonic() - t_all
+    print("Kalah(6,5): %.1f s wall in all (target %d s)" % (took, SIX_FIVE_WALL_S))
+    if took > SIX_FIVE_WALL_S:
+        failures.append("Kalah(6,5) took %.0f s wall" % took)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="leave out Kalah(6,4)")
+    parser.add_argument("--six-five", action="store_true",
+                        help="only solve every start move of Kalah(6,5) under both presets "
+                             "(long: up to an hour and %g GB)" % SIX_FIVE_PEAK_GB)
+    parser.add_argument("--versus", metavar="DIR", default=os.environ.get("CMANCALA_SRC"),
+                        help="only run the side-by-side bench against CMancala, from its "
+                             "source folder or archive DIR (or $CMANCALA_SRC); "
+                             "bench/solver_versus.py")
+    parser.add_argument("--versus-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--db-stones", type=int, default=solver_versus.DB_STONES,
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--db-folder", default=os.path.join("build", "solver"),
+                        help="where the endgame databases are kept (build/solver)")
     args = parser.parse_args(argv)
     failures = []
-    positions(24, 40, failures)
-    for seeds in (3,) if args.quick else (3, 4):
-        for preset in PRESETS:
-            start_moves(seeds, preset, failures)
+    peak_gb = PEAK_GB
+    if args.versus_worker:
+        return solver_versus.worker(args.db_folder, args.db_stones)
+    if args.versus:
+        solver_versus.main(args.versus, args.db_folder, failures)
+    elif args.six_five:
+        six_five(failures, args.db_folder)
+        peak_gb = SIX_FIVE_PEAK_GB
+    else:
+        positions(24, 40, failures)
+        for seeds in (3,) if args.quick else (3, 4):
+            for preset in PRESETS:
+                start_moves(seeds, preset, failures)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024  # KiB on Linux
     print("peak memory %.2f GiB" % peak)
-    if peak > PEAK_GB:
+    if peak > peak_gb:
         failures.append("peak memory %.2f GiB" % peak)
     for f in failures:
         print("MISSED: " + f)

@@ -14,6 +14,7 @@ import pytest
 from kalah_reference import solve
 from mancala import Game, Rules
 from mancala_host.solver import EXTRA, OVER, Exact, TooBig, position, unsupported
+from mancala_host.solver import database
 from mancala_host.solver._kalah import BudgetExceeded, Solver
 
 # Every combination of the two Kalah options: (capture "always", wipe-out captures allowed).
@@ -154,16 +155,13 @@ def test_a_budget_stops_the_search_and_leaves_the_solver_sound():
     assert solver.value(small) == brute_force(small.copy(stack=False))
 
 
-def test_an_endgame_table_saved_and_read_back_gives_the_same_values(tmp_path):
-    # The table filled in full, saved after a header, read back into a fresh solver whose
-    # own table is empty: its values come from the file (no node searched), and a position
-    # above the table's stones is valued as by a solver that filled it by search.
+def test_an_endgame_database_saved_and_read_back_gives_the_same_values(tmp_path):
+    # The table filled in full and saved (mancala_host.solver.database), read back into a
+    # fresh solver: its values come from the file (no node searched), and a position above
+    # the table's stones is valued as by a solver without one.
     full = Solver(6, True, False, 16, 5)
-    table = full.endgame()
-    path = tmp_path / "table.bin"
-    path.write_bytes(b"head" + table)
-    solver = Solver(6, True, False, 16, 5)
-    solver.load_endgame(str(path), 4)
+    solver, built = database.solver_with(str(tmp_path), 6, True, False, 5, 16)
+    assert built is not None
     rng = random.Random(5)
     for _ in range(30):
         mine, theirs = random_position(rng, rng.randrange(2, 6))
@@ -171,8 +169,13 @@ def test_an_endgame_table_saved_and_read_back_gives_the_same_values(tmp_path):
     assert solver.nodes == 0
     mine, theirs = random_position(rng, 9)
     assert solver.value(mine + theirs) == Solver(6, True, False, 16, 0).value(mine + theirs)
+    # The second time it is read, not built; a file of other rules is refused in a sentence.
+    assert database.solver_with(str(tmp_path), 6, True, False, 5, 16)[1] is None
+    path = database.path_for(str(tmp_path), 6, True, False, 5)
+    with pytest.raises(ValueError, match="not the endgame database of these rules"):
+        database.load(Solver(6, False, True, 16, 5), path, 6, False, True, 5)
     with pytest.raises(ValueError, match="does not hold an endgame table"):
-        solver.load_endgame(str(path), 5)
+        Solver(6, True, False, 16, 5).load_endgame(path, 17)
 
 
 def test_a_deadline_already_past_stops_the_search_before_it_starts():
