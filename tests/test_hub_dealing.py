@@ -196,3 +196,23 @@ def test_a_finished_games_tile_names_its_players_until_the_boards_next_game(tmp_
     for key in ("b1", "b2"):
         tile = dealer.tile(key)
         assert tile["finished_players"] is None and tile["players"] == list(_dealt(dealer)[key])
+
+
+def test_a_game_handed_over_late_gets_its_own_tournament_tag(tmp_path):
+    boards, dealer = _room(tmp_path)
+    b1_first = boards.ids["b1"]
+    boards.end("b1")
+    round1 = dealer.tag("b1", b1_first, "id-b1")
+    assert round1["round"] == 1 and round1["players"] == list(dealer.tournament.games[0].names)
+    # b2 ends too: round 2 is dealt, its new games not started yet (the requests not answered)
+    boards.finished["b2"] = {boards.ids["b2"]: RESULT}
+    dealer.game_over("b2", {"event": "game_over", "game": boards.ids["b2"],
+                            "places": RESULT[0], "stores": RESULT[1]})
+    assert dealer.tournament.round == 2
+    # a round-1 game handed over now (fetched after a gap) keeps round 1's tag, not round 2's
+    assert dealer.tag("b1", b1_first, "id-b1") == round1
+    boards.pump()
+    assert dealer.tag("b1", boards.ids["b1"], "id-b1")["round"] == 2
+    # a hub started again hands it over before the board reports ready: the board's id names it
+    again = _dealer(tmp_path / "hub.sqlite", Boards())
+    assert again.tag("b1", b1_first, "id-b1") == round1

@@ -248,19 +248,26 @@ class Dealer:
             self._board(key).live = False
 
     # -- for the tiles and the logs -------------------------------------------------------
-    def tag(self, key: str, game: int | None) -> dict[str, Any] | None:
+    def tag(self, key: str, game: int | None, board_id: str | None = None
+            ) -> dict[str, Any] | None:
         """The log's tournament tag for the game `game` starting (or found under way) on the
         board key: {"id", "round", "players"}, or None when it is not a tournament game."""
         with self.lock:
             entry = self.deals.get(key)
             board = self.boards.get(key)
-            if entry is not None and self.tid is not None and (
-                    not entry[1].started or entry[1].game in (UNKNOWN, game)):
-                g = entry[0]
-                return {"id": self.tid, "round": g.round, "players": list(g.names)}
+            if entry is not None and self.tid is not None:
+                g, deal = entry
+                if deal.started:
+                    mine = deal.game in (UNKNOWN, game)
+                else:   # its new game is to come: newer than the board's game at the deal
+                    mine = game is None or deal.prior is None or game > deal.prior
+                if mine:
+                    return {"id": self.tid, "round": g.round, "players": list(g.names)}
             if game is None:   # protocol 1: the game that just ended here
                 return self.ended.get(key)
-            board_id = board.board_id if board is not None else None
+            # a game handed over before the board's ready (fetched at a reconnect) names its
+            # board's id itself
+            board_id = board_id or (board.board_id if board is not None else None)
         return self.journal.tag(board_id, game) if board_id else None
 
     def tile(self, key: str) -> dict[str, Any]:

@@ -50,8 +50,10 @@ class Listener:
     def board_gone(self, link: BoardLink) -> None:
         """The line dropped, or the port could not be opened."""
 
-    def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
-        """The log's tournament tag for the board's game `game` (its id; None on protocol 1)."""
+    def game_tag(self, link: BoardLink, board_id: str | None,
+                 game: int | None) -> dict[str, Any] | None:
+        """The log's tournament tag for the board's game `game` (the board's id and the
+        game's; both None on protocol 1)."""
         return None
 
     def wants(self, link: BoardLink, board_id: str, game: int) -> bool:
@@ -88,7 +90,7 @@ class HubRecorder(Recorder):
             self.link, board_id, game_id)
 
     def extra(self, game: dict[str, Any]) -> dict[str, Any]:
-        tag = self.link.listener.game_tag(self.link, game.get("game"))
+        tag = self.link.listener.game_tag(self.link, game.get("board_id"), game.get("game"))
         return {"tournament": tag} if tag is not None else {}
 
     def on_game(self, game: dict[str, Any]) -> None:

@@ -258,8 +258,9 @@ class Room(Listener):
     def board_gone(self, link: BoardLink) -> None:
         self.dealer.gone(link.key)
 
-    def game_tag(self, link: BoardLink, game: int | None) -> dict[str, Any] | None:
-        return self.dealer.tag(link.key, game)
+    def game_tag(self, link: BoardLink, board_id: str | None,
+                 game: int | None) -> dict[str, Any] | None:
+        return self.dealer.tag(link.key, game, board_id)
 
     def wants(self, link: BoardLink, board_id: str, game: int) -> bool:
         """A tournament game of the board that is not in its log yet (it ended while the hub
@@ -268,6 +269,6 @@ class Room(Listener):
 
     def logged(self, link: BoardLink, game: dict[str, Any]) -> None:
         if game.get("board_id") and isinstance(game.get("game"), int):
-            tag = self.dealer.tag(link.key, game["game"])
+            tag = self.dealer.tag(link.key, game["game"], game["board_id"])
             self.journal.log(game["board_id"], game["game"], link.key, not game["over"],
                              tag["id"] if tag else None)
