@@ -12,7 +12,9 @@ seeds (about 75 moves a game; the 6-pit, 4-seed game takes about 200). The ways:
 - deploy: stock MicroPython v1.28.0 with `make deploy`'s files;
 - circuitpython: stock CircuitPython 9.2.9 with `deploy --circuitpython`'s files.
 
-Each game is started with `new_game` and ends with the board's game_over. Per game it reads:
+Each game is started with `new_game` and ends with the board's game_over; then the soak
+fetches it whole with `game`, as a host that follows the board does, and checks that it has
+every move. Per game it reads:
 - `min_free`: `diag memory`'s low-water mark over the game (reset at its start), which counts
   garbage not yet collected as used: the measure of the MicroPython budget, a third of the
   heap free through the whole app with a search (docs/architecture.md §10);
@@ -64,13 +66,15 @@ def image_of(way):
     return None
 
 
-def start(way, flash, profile):
+def start(way, flash, profile, probe=True):
+    """The board of the way on the emulated Pico; probe: bench/search_heap_probe.py in place
+    of the entry point (not on the image, whose frozen main.py runs first)."""
     argv = [sys.executable, "-m", "mancala_host", "sim", "--target", "rp2040", "--stdio",
             "--pace", "free", "--profile", profile, "--flash", flash]
     image = image_of(way)
     if image:
         argv += ["--image", image]
-    if way != "image":
+    if probe and way != "image":
         argv += ["--main", SEARCH_HEAP_PROBE]
     return launch(argv, flash)
 
@@ -108,6 +112,11 @@ def soak(way, profile, games, level, out):
                         break
                 else:
                     raise SystemExit("%s %s: the board stopped in game %d" % (way, profile, n))
+                # the finished game handed over, within the game's low-water mark
+                kept = request(proc, it, "game", game=obj["game"])
+                if len(kept["history"]) != moves:
+                    raise SystemExit("%s %s: game %d was not handed over whole: %s"
+                                     % (way, profile, n, str(kept)[:200]))
                 memory = request(proc, it, "diag", action="memory")
                 result = {"game": n, "moves": moves, "min_free": memory["min_free"],
                           "search_free": search_free, "think_ms": longest,
