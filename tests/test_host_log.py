@@ -457,3 +457,43 @@ def test_record_refuses_to_append_to_a_file_that_is_not_a_game_log(tmp_path):
         Recorder(str(picture))
     assert str(refused.value) == ("%s is not a game log (line 1 is not JSON): choose another file "
                                   "for the games with --out." % picture)
+
+
+def test_a_game_taken_back_after_its_end_is_read_as_it_ended_last(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    session = Session(log)
+    board = session.board
+    board.new_game(rules={"variant": "kalah"})
+    board.play_out()
+    session.written(1)
+    first_end = board.flash.history
+    while True:                            # taken back to where another move was possible
+        played = int(board.flash.history[-1])
+        board.take_back()
+        other = [p for p in board.flash.engine().legal_moves() if p != played]
+        if other:
+            break
+    board.pad(other[0])
+    board.play_out()
+    session.written(2).stop()
+    lines = [json.loads(l) for l in log.read_text().splitlines()]
+    assert [l.get("retaken") for l in lines] == [None, True]
+    kept, superseded = gamelog.latest(gamelog.read_log(str(log)))
+    assert [encode(g["moves"]) for _, g, _ in kept] == [board.flash.history] and superseded == [1]
+    assert first_end != board.flash.history
+
+
+def test_a_wiped_board_counting_from_1_again_loses_no_game(tmp_path, capsys):
+    log = tmp_path / "class.jsonl"
+    rnd = random.Random(22)
+    flash = Flash(profile="quad", seats=4)
+    Session(log, flash).play(rnd, 2).written(2).stop()
+    old = {e["game"]: e["history"] for e in flash.finished}
+    flash.counter, flash.finished, flash.history, flash.game_id = 0, [], "", 0  # wiped
+    session = Session(log, flash).play(rnd, 1).written(1).stop()
+    assert any("counts its games from 1 again" in s for s in session.said), session.said
+    kept, superseded = gamelog.latest(gamelog.read_log(str(log)))
+    assert [(g["game"], encode(g["moves"])) for _, g, _ in kept] == \
+        [(1, old[1]), (2, old[2]), (1, flash.history)] and not superseded
+    assert cli.main(["stats", str(log)]) == 0
+    assert "3 game(s) counted, 0 skipped" in capsys.readouterr().out

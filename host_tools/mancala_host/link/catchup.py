@@ -101,6 +101,9 @@ class GameSync:
         except (ValueError, TypeError, KeyError, AttributeError):
             self.catch_up(full=True)
         if isinstance(gid, int):
+            if prev is not None and gid < prev:
+                self._wiped()
+                prev = None
             self.last_id = gid
             if prev is not None and gid > prev + 1:  # games came and went unseen
                 self._ask("games", {}, lambda a: self._listed(a, None, prev))
@@ -177,8 +180,9 @@ class GameSync:
             return
         prev, left = self.last_id, cur
         self.game, self.last_id = game, gid
-        if left is not None and left.id is not None and isinstance(gid, int) and gid < left.id:
+        if isinstance(gid, int) and prev is not None and gid < prev:
             prev = None  # the counter went back (a wiped board that kept its id)
+            self._wiped()
         if game.over:  # ended before it was followed: handed over only if owed, and once
             if self._owed(gid, prev):
                 self._hand_over(game)
@@ -242,6 +246,10 @@ class GameSync:
         self._ask("game", {"game": gid}, fetched, refused)
 
     # -- handing over -------------------------------------------------------------------
+    def _wiped(self) -> None:
+        """The board counts its games from 1 again: the ids handed over name old games."""
+        self._handed = {k for k in self._handed if k[0] != self.board_id}
+
     def _note(self, text: str) -> None:
         self._tell("on_note", text)
 

@@ -10,8 +10,8 @@ empty is one `BoardError`, not one complaint per line.
 A game of version 2 has a key: the board's id and the board's id for the game. The log is
 only ever appended to, so a game written again (a recorder stopped and started, a stub of a
 game that was under way, then the game as it ended) is a later line with the same key;
-`latest` keeps one line per key, the last finished one, else the last one, and readers read
-only those. `logged` tells a recorder which keys a log already holds.
+`latest` leaves out each line that another line of its key holds as far or further, and
+readers read only the rest. `logged` and `holds` tell a recorder what a log already has.
 """
 
 from __future__ import annotations
@@ -186,44 +186,84 @@ def _shape_problem(game):
     return None
 
 
+def _begins(longer: dict[str, Any], shorter: dict[str, Any]) -> bool:
+    """Whether `longer`'s moves begin with all of `shorter`'s (the same plays and resigns)."""
+    a, b = longer["moves"], shorter["moves"]
+    if len(a) < len(b):
+        return False
+    for x, y in zip(a, b):
+        if not isinstance(x, dict) or not isinstance(y, dict) or x.get("seat") != y.get("seat") \
+                or x.get("pit") != y.get("pit") or bool(x.get("resign")) != bool(y.get("resign")):
+            return False
+    return True
+
+
+def _covers(later: dict[str, Any], j: int, earlier: dict[str, Any], i: int) -> bool:
+    """Whether the line `later` (index j) holds the game of line `earlier` (index i) as far or
+    further, so that `earlier` is superseded: an unfinished line by a line of the same game
+    that goes on from it (or a repeat of it further down), a finished line by a repeat of it
+    further down, or by a later finished line marked `retaken` (taken back after its end and
+    ended again). Two finished lines with other moves are two games otherwise: a board whose
+    flash was wiped counts its games from 1 again."""
+    if not is_unfinished(earlier) and not is_unfinished(later) and later.get("retaken") is True:
+        return j > i  # the game taken back after its end and ended again: as it ended last
+    if not _begins(later, earlier):
+        return False
+    if is_unfinished(earlier):
+        return not is_unfinished(later) or len(later["moves"]) > len(earlier["moves"]) or j > i
+    return not is_unfinished(later) and len(later["moves"]) == len(earlier["moves"]) and j > i
+
+
 def latest(entries: list[tuple[int, dict[str, Any] | None, str | None]]
            ) -> tuple[list[tuple[int, dict[str, Any] | None, str | None]], list[int]]:
-    """The entries a reader reads, and the line numbers of those superseded: of the lines with
-    the same key, the last finished one, else the last one. Lines without a key (version 1)
-    and bad lines are all kept."""
-    best: dict[tuple[str, int], int] = {}
+    """The entries a reader reads, and the line numbers of those superseded. A line is
+    superseded by another line with the same key that holds the same game as far or further
+    (_covers): an unfinished stub by the game as it ended, a line written twice by its last
+    copy. Lines without a key (version 1) and bad lines are all kept."""
+    by_key: dict[tuple[str, int], list[int]] = {}
     for i, (_, game, _) in enumerate(entries):
         key = game_key(game) if game is not None else None
-        if key is None:
-            continue
-        j = best.get(key)
-        if j is None or is_unfinished(entries[j][1]) or not is_unfinished(game):  # type: ignore[arg-type]
-            best[key] = i
-    kept, superseded = [], []
-    for i, entry in enumerate(entries):
-        key = game_key(entry[1]) if entry[1] is not None else None
-        if key is None or best[key] == i:
-            kept.append(entry)
-        else:
-            superseded.append(entry[0])
-    return kept, superseded
+        if key is not None:
+            by_key.setdefault(key, []).append(i)
+    gone = set()
+    for rows in by_key.values():
+        for i in rows:
+            for j in rows:
+                if j != i and _covers(entries[j][1], j, entries[i][1], i):  # type: ignore[arg-type]
+                    gone.add(i)
+                    break
+    kept = [e for i, e in enumerate(entries) if i not in gone]
+    return kept, [entries[i][0] for i in sorted(gone)]
 
 
-def logged(path: str) -> dict[tuple[str, int], dict[str, Any]]:
-    """The games of a log by key, each the line `latest` keeps; {} for a log that is not
-    there yet or empty. BoardError if the file is something else."""
+def logged(path: str) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """The games of a log by key, each key's lines that `latest` keeps (more than one only
+    for a board whose flash was wiped); {} for a log that is not there yet or empty.
+    BoardError if the file is something else."""
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return {}
     try:
         entries = read_log(path)
     except NotAGameLog as exc:
         raise BoardError("%s: choose another file for the games with --out." % str(exc).rstrip("."))
-    keys: dict[tuple[str, int], dict[str, Any]] = {}
+    keys: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for _, game, _ in latest(entries)[0]:
         key = game_key(game) if game is not None else None
         if key is not None:
-            keys[key] = game  # type: ignore[assignment]
+            keys.setdefault(key, []).append(game)  # type: ignore[arg-type]
     return keys
+
+
+def holds(lines: list[dict[str, Any]], moves: list[dict[str, Any]], over: bool) -> bool:
+    """Whether one of a key's lines already holds a game with these moves as far: the same
+    finished game, or (for a game not over) any line that goes on from them."""
+    game = {"moves": moves}
+    for line in lines:
+        if over and not is_unfinished(line) and len(line["moves"]) == len(moves) and _begins(line, game):
+            return True
+        if not over and _begins(line, game):
+            return True
+    return False
 
 
 def start_engine(game: dict[str, Any]) -> Game:

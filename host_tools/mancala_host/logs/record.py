@@ -38,7 +38,7 @@ class Recorder(Listener):
 
     def __init__(self, out: str, say: Callable[[str], None] = _say) -> None:
         self.out, self.say = out, say
-        self.logged = gamelog.logged(out)  # key -> the line the log keeps for it
+        self.logged = gamelog.logged(out)  # key -> the lines the log keeps for it
         self.written = self.unfinished = 0
         self.board: dict[str, Any] = {}
         self.config: dict[str, Any] = {}
@@ -46,6 +46,7 @@ class Recorder(Listener):
         self.seats: dict[Any, list[Any]] = {}  # game id -> the seats as the game was first seen
         self.fresh: Any = False  # the id of a game with no move yet (demo may still change its seats)
         self.synced = threading.Event()  # the first state answer is in
+        self.wiped: set[str] = set()  # boards seen counting their games from 1 again
 
     # -- what the follower reports ------------------------------------------------------
     def on_connect(self, hello: dict[str, Any], config: dict[str, Any]) -> None:
@@ -59,6 +60,7 @@ class Recorder(Listener):
     def on_state(self, answer: dict[str, Any]) -> None:
         self.demo = answer.get("demo") is True
         state, gid = answer["state"], answer.get("game")
+        self._counted(gid)
         if gid not in self.seats and not state.get("over"):
             self.seats[gid] = self._seats(len(state["pits"]))
             moves = answer.get("moves") or 0
@@ -82,6 +84,7 @@ class Recorder(Listener):
                 self.seats[self.fresh] = self._seats(len(self.seats[self.fresh]) or 2)
         elif name == "new_game" and isinstance(ev.get("state"), dict):
             self.fresh = ev.get("game")
+            self._counted(self.fresh)
             self.seats[self.fresh] = self._seats(len(ev["state"]["pits"]))
             self.say("Recording a new game: %s." % _label(ev["state"]["rules"]))
         elif name in ("move", "resign"):
@@ -97,12 +100,23 @@ class Recorder(Listener):
         self.say("%s Waiting for it to come back; stop with Ctrl-C." % reason.rstrip())
 
     def wants(self, board_id: str, game_id: int) -> bool:
-        """A game the log holds unfinished, or one newer than the newest logged of this board."""
-        mine = [gid for (bid, gid) in self.logged if bid == board_id]
+        """A game the log holds only unfinished, or one newer than the newest logged of this
+        board."""
         held = self.logged.get((board_id, game_id))
-        if held is not None:
-            return gamelog.is_unfinished(held)
+        if held:
+            return all(gamelog.is_unfinished(line) for line in held)
+        mine = [gid for (bid, gid) in self.logged if bid == board_id]
         return bool(mine) and game_id > max(mine)
+
+    def _counted(self, gid: Any) -> None:
+        """Notice a board whose game ids went below the newest logged: its flash was wiped."""
+        board_id = self.board.get("id")
+        mine = [g for (b, g) in self.logged if b == board_id]
+        if isinstance(board_id, str) and isinstance(gid, int) and mine and gid < max(mine) \
+                and board_id not in self.wiped:
+            self.wiped.add(board_id)
+            self.say("This board counts its games from 1 again (its flash was wiped): its new "
+                     "games are logged beside the old ones with the same numbers.")
 
     def _seats(self, players: int) -> list[Any]:
         """The seats as the board plays them: in demo mode every seat is the CPU."""
@@ -119,13 +133,15 @@ class Recorder(Listener):
         """Write one game the follower handed over (finished, or left under way), unless the
         log already has it as far."""
         key = (game["board_id"], game["game"]) if game["board_id"] and game["game"] is not None else None
-        held = self.logged.get(key) if key else None
-        if held is not None and (not gamelog.is_unfinished(held) or
-                                 (not game["over"] and len(held["moves"]) >= len(game["moves"]))):
+        lines = self.logged.get(key, []) if key else []
+        if gamelog.holds(lines, game["moves"], game["over"]):
             if game["over"]:
                 self.say("Game %s of this board is in %s already; it is not written again."
                          % (game["game"], self.out))
             return
+        # the line of this game written before (a stub), whose seats, start and times it keeps
+        held = next((l for l in lines if gamelog.holds([{"moves": game["moves"]}], l["moves"], False)),
+                    None)
         seats = self.seats.get(game["game"])
         if seats is None and held is not None:
             seats = held.get("seats")
@@ -140,6 +156,9 @@ class Recorder(Listener):
                 if k in mine and k not in theirs:
                     theirs[k] = mine[k]
         entry.update(self.extra(game))
+        if game["over"] and any(not gamelog.is_unfinished(l) for l in lines) and \
+                game["board_id"] not in self.wiped:
+            entry["retaken"] = True  # taken back after its end and ended again
         state = game["state"]
         if game["over"]:
             entry["ended"] = game["ended"]
@@ -149,7 +168,7 @@ class Recorder(Listener):
         gamelog.check_game(entry)  # never write a line that does not replay
         gamelog.append_game(self.out, entry)
         if key:
-            self.logged[key] = entry
+            self.logged[key] = [l for l in lines if l is not held] + [entry]
         self.written += 1
         if game["over"]:
             self.say("Game %d written to %s: %d moves, stores %s, places %s." % (

@@ -27,21 +27,11 @@ from ..render.view import variant_key
 
 
 def _once(found):
-    """The games in order, each (board id, game id) once across all the files: the finished
-    line if there is one, else the last (two logs of one board may both hold a game)."""
-    games: list[Any] = []
-    where: dict[tuple[str, int], int] = {}
-    for item in found:
-        key = gamelog.game_key(item[2])
-        if key is not None and key in where:
-            i = where[key]
-            if gamelog.is_unfinished(games[i][2]) or not gamelog.is_unfinished(item[2]):
-                games[i] = item
-            continue
-        if key is not None:
-            where[key] = len(games)
-        games.append(item)
-    return games
+    """The games in order, each game once across all the files, by the rule a log is read
+    with (gamelog.latest): two logs of one board may both hold a game."""
+    found = list(found)
+    kept, _ = gamelog.latest([(i, item[2], None) for i, item in enumerate(found)])
+    return [found[i] for i, _, _ in kept]
 
 
 def _collect(paths):
