@@ -31,7 +31,8 @@ one call at a time, in the order things happened on the board:
   them; `t` and `by` only where the live event gave them), `state` (its last position),
   `over`, `started` and `ended` (UTC, when the follower saw them; else None). A finished game
   (`over` true) comes once for each (board, game id), whether it ended while followed or was
-  fetched after a gap (again only if it was taken back after its end and ended anew). A
+  fetched after a gap (again only if it was taken back after its end and ended anew, or if
+  the board's counter went back: a wiped board numbers its games from 1 again). A
   game with `over` false was left under way with at least one move: the board started
   another game, or was wiped, or does not keep it;
 - `on_note(text)`: a sentence for people (an old firmware's limits, a game that cannot be
