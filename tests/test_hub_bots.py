@@ -2,8 +2,10 @@
 bots written from the specification (kgpclient.py) and a CPU level in a round robin; every
 bot move is a press on the board, the standings match the games the boards logged, and the
 bots tab lists the bots with the rule in force."""
+import csv
 import glob
 import json
+import os
 import re
 import threading
 
@@ -36,7 +38,7 @@ def _bot(port, name, pick):
 
 def test_two_bots_and_a_cpu_play_a_round_robin_on_the_boards(tmp_path):
     boards = start_boards(tmp_path, 2)
-    hub, url = start_hub(tmp_path / "class", boards, "--kgp-time", "20")
+    hub, url = start_hub(tmp_path / "class", boards, "--kgp-time", "20", "--grade-nodes", "20000")
     try:
         line = hub.stdout.readline()
         port = int(re.search(r":(\d+); ", line).group(1))
@@ -81,6 +83,48 @@ def test_two_bots_and_a_cpu_play_a_round_robin_on_the_boards(tmp_path):
         assert points == recount
         assert [(b["name"], b["connected"]) for b in bots["bots"]] == [("ann", True), ("bob", True)]
         assert bots["no_move"] == "random"
+        # the report cards: every bot move of the logs, graded by the exact solver or counted
+        # beyond its budget, the points from the results
+        from mancala_host.logs.exact import Budget, analyse_game
+        cards = wait_for("every game graded", lambda: (lambda b: b["cards"] if b["pending"] == 0
+                         and sum(c["games"] for c in b["cards"]) == 6 else None)(get(url, "bots.json")))
+        folder = post(url, "export")["results"]["folder"]
+        with open(folder + "/bot-moves.csv") as f:
+            graded = list(csv.DictReader(f))
+        # each bot move once; where both the hub and this test's own search found the exact
+        # value within the budget, they agree (which positions fit the budget depends on what
+        # the solver's tables hold already, so the test does not count on the same ones)
+        by_game = {}
+        for path in glob.glob(str(tmp_path / "class" / "board-*.jsonl")):
+            with open(path) as f:
+                games = [g for g in map(json.loads, f) if not g.get("unfinished")]
+            for i, g in enumerate(games):
+                by_game["%s #%d" % (os.path.basename(path)[6:-6], i + 1)] = g
+        agreed, analyses = 0, {}
+        for row in graded:
+            g = by_game[row["game"]]
+            move = g["moves"][int(row["move"]) - 1]
+            assert g["tournament"]["players"][move["seat"]] == row["name"]
+            assert move["pit"] == int(row["pit"])
+            if row["cost"]:
+                if row["game"] not in analyses:
+                    analyses[row["game"]] = analyse_game(g, Budget(None, 20000))["moves"]
+                mine = analyses[row["game"]][int(row["move"]) - 1]
+                if mine["cost"] is not None:
+                    assert mine["cost"] == int(row["cost"]) and mine["best"] == [int(p) for p in row["best"].split()]
+                    agreed += 1
+        assert agreed > 0
+        for c in cards:
+            mine = [r for r in graded if r["name"] == c["name"]]
+            assert len(mine) == c["moves"] and sum(1 for r in mine if r["cost"]) == c["graded"]
+            assert sum(int(r["cost"] or 0) for r in mine) == c["thrown_away"]
+        for c in cards:
+            assert c["points"] == points[c["name"]] and c["beyond"] == c["moves"] - c["graded"]
+            assert c["moves"] == pressed[c["name"]]
+            assert all(w["cost"] > 0 and w["pit"] not in w["best"] for w in c["worst"])
+        with open(folder + "/bots.csv") as f:
+            assert [line.split(",")[0] for line in f.read().split()] == ["name", "ann", "bob"]
+        assert os.path.getsize(folder + "/bots.png") > 1000
     finally:
         stop_hub(hub)
         for b in boards:

@@ -99,7 +99,11 @@ def write(room: Room) -> str:
     boards = [{"key": link.key, "label": link.label, "port": link.port, "status": link.status,
                "log": link.recorder.out} for link in room.ordered()]
     t = room.tournament
-    return write_folder(room.folder, boards, t.standings() if t is not None else None)
+    out = write_folder(room.folder, boards, t.standings() if t is not None else None)
+    cards = getattr(room, "bot_cards", None)   # the bots' report cards (grading.py)
+    if cards is not None:
+        cards.export(out)
+    return out
 
 
 def save_standings(room: Room) -> None:

@@ -20,6 +20,7 @@ def add_routes(app: web.Application, lobby: Any, cards: Any = None) -> None:
     async def listing(request: web.Request) -> web.Response:
         data = lobby.listing()
         data["cards"] = cards.cards() if cards is not None else []
+        data["pending"] = cards.pending if cards is not None else 0
         return web.json_response(data, headers={"Cache-Control": "no-store"})
 
     app.router.add_get("/bots", page)

@@ -46,6 +46,7 @@ class Room(Listener):
         self.dealer = Dealer(self.journal, self._send, self._dealt)
         self.setting: dict[str, Any] | None = self.journal.setting()   # the last class-wide one
         self._plans: dict[Any, Any] = {}
+        self.bot_cards: Any = None   # the bots' report cards (grading.Cards), for the export
         self._scanner = threading.Thread(target=self._scan, daemon=True, name="finder")
 
     # -- boards ---------------------------------------------------------------------------
