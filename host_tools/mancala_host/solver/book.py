@@ -1,7 +1,8 @@
 """The opening book: the exact value of every position of the first plies of Kalah(6,3) and
 Kalah(6,4), under both rule presets, so that the start of a game answers at once.
 
-    python -m mancala_host.solver.book [--out build/book] [--seeds 3 4]     (make book)
+    python -m mancala_host.solver.book [--out build/book] [--seeds 3 4] [--preset ...]
+                                                                             (make book)
 
 A position is its 12 pits from the side to move (the mover's pits 1..6, then the other
 seat's), as the solver sees it; its value is the final store difference that perfect play
@@ -207,11 +208,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--out", default=os.path.join("build", "book"))
     p.add_argument("--seeds", type=int, nargs="+", default=sorted(PLIES), choices=sorted(PLIES),
                    help="which starts (default: all)")
+    p.add_argument("--preset", nargs="+", default=sorted(PRESETS), choices=sorted(PRESETS),
+                   help="which rules (default: both presets)")
     p.add_argument("--force", action="store_true", help="make the files even if they are there")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     for seeds in args.seeds:
-        for name, (always, wipeout) in sorted(PRESETS.items()):
+        for name in args.preset:
+            always, wipeout = PRESETS[name]
             path = os.path.join(args.out, file_name(name, seeds))
             if os.path.exists(path) and not args.force:
                 with open(path, "rb") as f:
