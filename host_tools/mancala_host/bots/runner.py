@@ -25,8 +25,7 @@ import os
 import runpy
 import socket
 import threading
-import time
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import MancalaError
 from . import wire
@@ -92,10 +91,11 @@ class Bot:
             module = runpy.run_path(path)
         except BaseException as exc:   # the student's file, whatever it raises
             raise BotError("%s could not be loaded: %s." % (path, _what(exc)))
-        self.choose = module.get("choose")
-        if not callable(self.choose):
+        choose = module.get("choose")
+        if not callable(choose):
             raise BotError("%s has no function choose(position); write one that returns a pit."
                            % path)
+        self.choose: Callable[[Position], Any] = choose
 
     def move(self, position: Position, seconds: float) -> int:
         box: dict[str, Any] = {}
@@ -127,7 +127,7 @@ def _what(exc: BaseException) -> str:
 
 # -- against the CPU, on this computer -------------------------------------------------------
 def play_local(bot: Bot, level: int, games: int = 2, seconds: float = 5.0, seed: int = 1,
-               say=print) -> dict[str, Any]:
+               say: Callable[[str], Any] = print) -> dict[str, Any]:
     """games against the CPU at `level` (the bot sows first in the even ones); the report,
     printed with say. A BotError ends the match."""
     from mancala import Game, Rules
@@ -159,7 +159,7 @@ def play_local(bot: Bot, level: int, games: int = 2, seconds: float = 5.0, seed:
 
 # -- on a hub, over KGP ---------------------------------------------------------------------
 def play_hub(bot: Bot, host: str, port: int, name: str, token: str | None = None,
-             say=print) -> int:
+             say: Callable[[str], Any] = print) -> int:
     """Join the hub's class under name and play every position it sends, until it says
     goodbye or closes the line. A BotError is said (one sentence) and the hub's rule plays
     for that move; the bot plays on."""
@@ -194,7 +194,6 @@ def play_hub(bot: Bot, host: str, port: int, name: str, token: str | None = None
         elif cmd.name == "set" and cmd.args[:1] == ("time:clock",) and isinstance(cmd.args[1], int):
             clock = float(cmd.args[1])
         elif cmd.name == "state" and cmd.args and isinstance(cmd.args[0], wire.Board):
-            started = time.monotonic()
             pos = Position.from_board(cmd.args[0])
             try:
                 pit = bot.move(pos, max(0.1, clock - 0.3))
@@ -203,9 +202,8 @@ def play_hub(bot: Bot, host: str, port: int, name: str, token: str | None = None
                 continue
             send(wire.line("move", pit, ref=cmd.id))
             send(wire.line("yield", ref=cmd.id))
-            del started
         elif cmd.name == "error":
-            say("The hub: %s" % (cmd.args[0] if cmd.args else "error"))
+            say("The hub: %s" % (str(cmd.args[0]) if cmd.args else "error"))
         elif cmd.name == "goodbye":
             break
     say("The hub closed the line.")

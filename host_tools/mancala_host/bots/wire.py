@@ -65,7 +65,8 @@ def parse(text: str) -> Command:
     if not head or (head.group(1) is None and head.group(2) is None and text[:1].isspace()):
         raise BadLine("A command starts with an optional id and @reference, then its name.")
     ident, ref, name = head.groups()
-    pos, args = head.end(), []
+    pos = head.end()
+    args: list[Arg] = []
     rest = text[pos:]
     while rest.strip():
         m = _TOKEN.match(rest)

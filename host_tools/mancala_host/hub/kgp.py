@@ -30,6 +30,7 @@ from the tournament (`Name=bot`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import random
@@ -424,9 +425,9 @@ class Lobby:
             return
         task = asyncio.ensure_future(self._drive(key, tile["state"], *turn))
         self.drivers[key] = task
-        task.add_done_callback(lambda _t, key=key: self._driven(key))
+        task.add_done_callback(functools.partial(self._driven, key))
 
-    def _driven(self, key: str) -> None:
+    def _driven(self, key: str, _task: Any = None) -> None:
         self.drivers.pop(key, None)
         if key in self.latest:
             self._tile(key, self.latest[key])

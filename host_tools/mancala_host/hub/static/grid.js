@@ -277,6 +277,7 @@ function show(which) {
 }
 document.getElementById("show-grid").onclick = () => show("grid");
 document.getElementById("show-standings").onclick = () => show("standings");
+document.getElementById("show-bots").onclick = () => { location.href = "bots"; };   // bots.html
 document.getElementById("show-controls").onclick = () => {
   const c = document.getElementById("controls");
   c.hidden = !c.hidden;
