@@ -53,6 +53,9 @@ def test_a_position_plays_as_the_engine_does():
     p = Position([4] * 6, [4] * 6)
     after, again = p.play(3)            # 4 stones from pit 3: the last lands in the store
     assert again and after.pits == [4, 4, 0, 5, 5, 5] and after.store == 1
+    after, again = Position([0, 4, 4, 4, 4, 4], [3, 3, 3, 3, 3, 0], 1, 0).play(6)   # 3 seeds a pit
+    assert not again and (after.pits, after.store) == ([4, 4, 4, 3, 3, 0], 0)
+    assert (after.their_pits, after.their_store) == ([0, 4, 4, 4, 4, 0], 2)
     after, again = p.play(1)
     assert not again and after.pits == [4, 4, 4, 4, 4, 4] and after.their_pits == [0, 5, 5, 5, 5, 4]
 

@@ -39,11 +39,9 @@ class BotError(MancalaError):
 
 
 class Position:
-    def __init__(self, pits, their_pits, store: int = 0, their_store: int = 0,
-                 seeds: int = 4) -> None:
+    def __init__(self, pits, their_pits, store: int = 0, their_store: int = 0) -> None:
         self.pits, self.their_pits = list(pits), list(their_pits)
         self.store, self.their_store = store, their_store
-        self._seeds = seeds
 
     @classmethod
     def from_board(cls, board: wire.Board) -> Position:
@@ -51,7 +49,10 @@ class Position:
 
     def _game(self) -> Any:
         from mancala import Game
-        state = {"rules": dict(RULES, pits=len(self.pits)), "pits": [self.pits, self.their_pits],
+        # the seeds a pit had at the start: every stone is still on the board or in a store
+        stones = sum(self.pits) + sum(self.their_pits) + self.store + self.their_store
+        rules = dict(RULES, pits=len(self.pits), seeds=stones // (2 * len(self.pits)))
+        state = {"rules": rules, "pits": [self.pits, self.their_pits],
                  "stores": [self.store, self.their_store], "turn": 0, "active": [0, 1],
                  "places": [None, None], "over": False}
         return Game.from_dict(state)
