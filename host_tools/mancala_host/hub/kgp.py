@@ -295,6 +295,7 @@ class Lobby:
         self.done: dict[str, str] = {}       # board key -> the state it last pressed in
         self.sessions: set[Session] = set()
         self.on_change: Callable[[], None] = lambda: None
+        self.closing = False
 
     # -- the server -----------------------------------------------------------------------
     async def start(self, host: str, port: int) -> None:
@@ -323,6 +324,7 @@ class Lobby:
             await asyncio.sleep(1.0)
 
     async def close(self) -> None:
+        self.closing = True
         if getattr(self, "_poller", None) is not None:
             self._poller.cancel()
         if self.server is not None:
@@ -414,6 +416,8 @@ class Lobby:
         return seat, players[seat], players[1 - seat]
 
     def _tile(self, key: str, tile: dict[str, Any]) -> None:
+        if self.closing:
+            return
         before = self.latest.get(key)
         if before is not None and tile.get("seq", 0) < before.get("seq", 0):
             return     # an older tile queued before the one the poll read: not news
