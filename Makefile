@@ -95,7 +95,7 @@ toolchain:
 	    libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake make gcc g++ patch; }
 
 bench: $(STAMP) rp2040 book
-	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/hub_chaos.py bench/soak.py bench/handover.py bench/nvm_wear.py bench/solver.py bench/pico_endgame.py bench/endgame_strength.py bench/exact_class.py; do \
+	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/hub_bots.py bench/hub_chaos.py bench/soak.py bench/handover.py bench/nvm_wear.py bench/solver.py bench/pico_endgame.py bench/endgame_strength.py bench/exact_class.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
 	@# The exact solver's long runs, off by default: SOLVERFLAGS=--six-five (Kalah(6,5), up to
 	@# an hour) or SOLVERFLAGS="--versus DIR" (beside CMancala's source; docs/host-tool.md 14).

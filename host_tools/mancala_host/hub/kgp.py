@@ -296,6 +296,7 @@ class Lobby:
         self.sessions: set[Session] = set()
         self.on_change: Callable[[], None] = lambda: None
         self.closing = False
+        self.press_ms: list[float] = []   # from a bot's answer to the board's press answer
 
     # -- the server -----------------------------------------------------------------------
     async def start(self, host: str, port: int) -> None:
@@ -393,7 +394,10 @@ class Lobby:
                          max(0.0, round(self.grace_s - (now - b.left), 1)),
                          "moves": b.moves, "refused": b.refused, "late": b.late,
                          "forfeits": b.forfeits})
-        return {"port": self.port, "move_s": self.move_s, "grace_s": self.grace_s,
+        ms = sorted(self.press_ms)
+        press = {"n": len(ms), "median": ms[len(ms) // 2] if ms else None,
+                 "max": ms[-1] if ms else None}
+        return {"port": self.port, "move_s": self.move_s, "press_ms": press, "grace_s": self.grace_s,
                 "no_move": self.no_move, "bots": bots}
 
     # -- the boards -----------------------------------------------------------------------
@@ -474,8 +478,10 @@ class Lobby:
                     bot.late += 1
                     await self._no_move(key, state, seat, bot)
                     return
+                answered = loop.time()
                 why = await self._press(key, seat, pit, state)
                 if why is None:
+                    self.press_ms = (self.press_ms + [(loop.time() - answered) * 1000])[-10000:]
                     bot.moves += 1
                     self.on_change()
                     return
