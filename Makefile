@@ -108,7 +108,8 @@ tables: $(STAMP)
 	$(BIN)/python -m mancala_host.solver.tables --out build/tables
 
 # build/book/*.bin: the exact solver's opening books for Kalah(6,3) and (6,4), both presets
-# (the same bytes every time: tests/test_solver_book.py checks their hashes).  A file already
+# (the same bytes every time: tests/test_solver_book.py checks their hashes), and its full
+# endgame tables, which the commands read instead of filling them.  A file already
 # there is kept; Kalah(6,4)'s take minutes.  docs/host-tool.md section 16.
 book: $(STAMP)
 	$(BIN)/python -m mancala_host.solver.book --out build/book

@@ -13,7 +13,7 @@ import pytest
 
 from fakeport import ANSWER, FakePort, board_script, run
 from mancala import Game, Rules
-from mancala_host.solver import OVER, Exact, book, for_rules
+from mancala_host.solver import OVER, Exact, TooBig, book, for_rules
 from test_solver_tables import checked_in
 
 SUMS = os.path.join(os.path.dirname(__file__), "data", "opening-book.sha256")
@@ -112,6 +112,23 @@ def test_hint_answers_the_start_from_the_book_with_no_search(small, tmp_path, mo
     answer = json.loads(out)
     assert answer["value"] == values[(3,) * 12]
     assert for_rules(start.rules).book == values
+
+
+def test_make_book_writes_the_full_endgame_table_and_the_commands_read_it(tmp_path,
+                                                                          monkeypatch):
+    # A 12-stone position answered with a budget of one node: only the endgame table read
+    # whole from the file can (filled on demand, it needs a search).
+    folder = tmp_path / "book"
+    assert book.main(["--out", str(folder), "--seeds", "3", "--preset", "kalah"]) == 0
+    data = open(book.endgame_path(False, True, 12, str(folder)), "rb").read()
+    assert data[:8] == b"MKDB" + bytes([1, 6, 12, 2]) and len(data) == 16 + 2704156
+    r = Rules.from_dict({"preset": "kalah", "seeds": 3})
+    pits = (1, 0, 2, 0, 3, 1, 0, 2, 1, 1, 0, 1)
+    with pytest.raises(TooBig):
+        Exact(r).pits_value(pits, max_nodes=1)
+    monkeypatch.setenv("MANCALA_BOOK", str(folder))
+    assert for_rules(r).pits_value(pits, max_nodes=1) == Exact(r).pits_value(pits) == -2
+    assert data[16:] == Exact(r, tt_bits=16)._solver.endgame()
 
 
 def test_a_file_that_is_not_a_book_gets_one_sentence(tmp_path, monkeypatch, capsys):

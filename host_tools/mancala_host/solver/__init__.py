@@ -151,15 +151,19 @@ _SOLVERS: dict = {}
 
 def for_rules(rules: Rules) -> Exact:
     """One shared solver for each set of rules, so that its tables serve every caller, with
-    the opening book that `make book` wrote for them if there is one (book.load: BookError
-    in one sentence if a file there is not a book)."""
+    the opening book and the full endgame table that `make book` wrote for them if they are
+    there (book.load, book.load_endgame: BookError in one sentence if a file is not one)."""
     from . import book
     key = (rules.pits, rules.capture, rules.wipeout_capture, book.default_folder())
     solver = _SOLVERS.get(key)
     if solver is None:
-        known = book.load(rules.capture == "always", rules.wipeout_capture) \
-            if rules.pits == book.PITS and not unsupported(rules) else {}
-        solver = _SOLVERS[key] = Exact(rules, book=known)
+        always, opening = rules.capture == "always", rules.pits == book.PITS
+        known = book.load(always, rules.wipeout_capture) \
+            if opening and not unsupported(rules) else {}
+        solver = Exact(rules, book=known)
+        if opening:
+            book.load_endgame(solver._solver, always, rules.wipeout_capture, DB_STONES)
+        _SOLVERS[key] = solver
     return solver
 
 

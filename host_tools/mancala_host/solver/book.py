@@ -1,5 +1,7 @@
 """The opening book: the exact value of every position of the first plies of Kalah(6,3) and
-Kalah(6,4), under both rule presets, so that the start of a game answers at once.
+Kalah(6,4), under both rule presets, so that the start of a game answers at once; and beside
+it the solver's endgame table filled in full, which a new command reads instead of filling it
+search by search (a hint in the late game then needs almost no search).
 
     python -m mancala_host.solver.book [--out build/book] [--seeds 3 4] [--preset ...]
                                                                              (make book)
@@ -26,6 +28,8 @@ File format (docs/host-tool.md §16), little-endian:
     12      4     positions
     16      ...   13 bytes a position, in ascending order of its pits: the 12 pits, then
                   the value as a signed byte
+
+The full endgame table beside it is database.py's file (its header and format).
 """
 
 from __future__ import annotations
@@ -65,6 +69,29 @@ class BookError(ValueError):
 
 def file_name(preset: str, seeds: int) -> str:
     return "%s-%d.bin" % (preset, seeds)
+
+
+def endgame_path(always: bool, wipeout: bool, stones: int, folder: Optional[str] = None) -> str:
+    """Where `make book` puts the full endgame table of these rules (database.py's file)."""
+    from . import database
+    return database.path_for(default_folder() if folder is None else folder, PITS, always,
+                             wipeout, stones)
+
+
+def load_endgame(solver: Solver, always: bool, wipeout: bool, stones: int,
+                 folder: Optional[str] = None) -> bool:
+    """Fill the solver's endgame table from the file `make book` wrote for these rules and
+    stones, if there is one: True if it did; BookError in one sentence if it is not one."""
+    from . import database
+    path = endgame_path(always, wipeout, stones, folder)
+    if not os.path.exists(path):
+        return False
+    try:
+        database.load(solver, path, PITS, always, wipeout, stones)
+    except (OSError, ValueError) as exc:
+        raise BookError("Cannot read the endgame table %s (%s); delete it and run 'make book' "
+                        "again." % (path, exc))
+    return True
 
 
 def default_folder() -> str:
@@ -212,7 +239,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="which rules (default: both presets)")
     p.add_argument("--force", action="store_true", help="make the files even if they are there")
     args = p.parse_args(argv)
+    from . import DB_STONES as stones, database  # the size the commands' solvers use
     os.makedirs(args.out, exist_ok=True)
+    for name in args.preset:
+        always, wipeout = PRESETS[name]
+        path = endgame_path(always, wipeout, stones, args.out)
+        if args.force or not os.path.exists(path):
+            took = database.build(path, PITS, always, wipeout, stones)
+            print("%s: the full endgame table, %d bytes, %.1f s CPU" % (
+                path, os.path.getsize(path), took))
     for seeds in args.seeds:
         for name in args.preset:
             always, wipeout = PRESETS[name]
