@@ -180,7 +180,7 @@ def _a_export(p):
 def _run_analyze(args: argparse.Namespace) -> int:
     """analyze, or analyze --exact (exact.py, which uses analyze's parts: one way)."""
     if getattr(args, "exact", False):
-        return _module_command("logs.exact", "run_analyze")(args)
+        return _module_command("logs.exactreport", "run_analyze")(args)
     return _module_command("logs.analyze")(args)
 
 

@@ -440,7 +440,7 @@ def report_games(chosen: list, analyse: Callable[[Any], dict],
 
 
 def run(args: argparse.Namespace) -> int:
-    """analyze without --exact (the command line sends --exact to exact.run_analyze, which
+    """analyze without --exact (the command line sends --exact to exactreport.run_analyze, which
     comes back here for Basic games)."""
     if args.nodes < 1 or args.budget_ms < 1:
         raise BoardError("--nodes and --budget-ms must be at least 1.")
