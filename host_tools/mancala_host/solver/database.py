@@ -79,7 +79,7 @@ def solver_with(folder: str, pits: int, always: bool, wipeout: bool, stones: int
     return solver, took
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--stones", type=int, default=20, help="most stones in play (20)")
     parser.add_argument("--pits", type=int, default=6)
