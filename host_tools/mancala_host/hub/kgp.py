@@ -46,6 +46,7 @@ GRACE_S = 60.0        # how long a dropped bot may take to come back
 PING_S = 15.0
 FLOOD_RATE = 50.0     # lines a second, on average
 FLOOD_BURST = 400.0   # lines at once
+LINGER_S = 2.0        # how long a cut line is read (and dropped) before it closes
 MAX_BOTS = 128
 MAX_NAME = 40
 NO_MOVE = ("random", "forfeit")
@@ -145,19 +146,32 @@ class Session:
         return self.allowance >= 0
 
     async def _cut(self, why: str) -> None:
+        """Say why, then close the line so that the bot reads the why: the hub stops
+        writing and reads (and drops) what the bot still sends for up to LINGER_S. A socket
+        closed with unread input sends a reset, which throws away the bot's unread lines."""
         self.send("error", why)
         self.send("goodbye")
+        self.closed = True
         try:
-            await asyncio.wait_for(self.writer.drain(), 2)
+            await asyncio.wait_for(self._linger(), LINGER_S)
         except (asyncio.TimeoutError, ConnectionError):
             pass
-        self.closed = True
+
+    async def _linger(self) -> None:
+        await self.writer.drain()
+        if self.writer.can_write_eof():
+            self.writer.write_eof()
+        while await self.reader.read(65536):
+            pass
 
     async def _ping(self) -> None:
         while not self.closed:
             await asyncio.sleep(PING_S)
             if len(self.pinged) >= 2:
-                await self._cut("No pong to two pings: the line is closed.")
+                # run() is reading this line: no lingering read from here
+                self.send("error", "No pong to two pings: the line is closed.")
+                self.send("goodbye")
+                self.closed = True
                 self.writer.close()
                 return
             self.pinged.append(time.monotonic())
