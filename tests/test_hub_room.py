@@ -1,8 +1,10 @@
 """The classroom hub's room without boards: what the tournament API does to the room's state
 (replacing a running tournament needs a confirmation)."""
+import concurrent.futures
+
 import pytest
 
-from mancala_host.errors import BoardError
+from mancala_host.errors import BoardError, BoardRefused
 from mancala_host.hub.link import BoardLink
 from mancala_host.hub.room import Room, TournamentRunning
 from mancala_host.hub.tournament import Tournament, parse_players
@@ -73,3 +75,31 @@ def test_the_export_tells_two_tournaments_apart(tmp_path):
         rows = list(csv.DictReader(f))
     assert [(r["tournament"], r["round"], r["seat0"]) for r in rows] == [("1", "1", "Ann"),
                                                                         ("2", "1", "Ann")]
+
+
+class RefusingLink(BoardLink):
+    """A live board that refuses new_game with the board's own reason (the protocol's
+    bad_request, as docs/protocol.md gives it), and takes every other request."""
+
+    refuse = True
+
+    def call(self, cmd, **fields):
+        fut = concurrent.futures.Future()
+        if cmd == "new_game" and self.refuse:
+            fut.set_exception(BoardRefused("bad_request", "The board's menu is open."))
+        else:
+            fut.set_result({})
+        return fut
+
+
+def test_a_new_game_the_board_refuses_shows_on_its_tile_until_one_starts(tmp_path):
+    room = Room(str(tmp_path / "class"), [], usb=False)
+    shown = []
+    room.on_change = lambda key, tile: shown.append(tile["problem"])
+    link = room.links["b1"] = RefusingLink("b1", str(tmp_path / "b1.pty"), room.folder, room)
+    link.status = "live"
+    assert room.start_games() == {"b1": "The board's menu is open."}
+    assert room.tile(link)["problem"] == "No new game: The board's menu is open." == shown[-1]
+    link.refuse = False
+    assert room.start_games(["b1"]) == {"b1": "ok"}
+    assert room.tile(link)["problem"] == "" == shown[-1]

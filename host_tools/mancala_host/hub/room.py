@@ -29,6 +29,7 @@ __all__ = ["Room", "TournamentRunning"]
 
 RESCAN_S = 1.0
 RULE_KEYS = ("variant", "players", "seeds")
+NOT_STARTED = "No new game: "
 
 
 class Room(Listener):
@@ -175,7 +176,18 @@ class Room(Listener):
         return results
 
     def start_games(self, keys: list[str] | None = None) -> dict[str, str]:
-        return self.each(self.chosen(keys), "new_game", lambda link: {})
+        """New game on every (or the chosen) board. A live board that does not start one
+        (it refused, or did not answer in time) says why on its tile until its next new
+        game; a board that is not live shows that already."""
+        links = self.chosen(keys)
+        results = self.each(links, "new_game", lambda link: {})
+        for link in links:
+            if results[link.key] != "ok":
+                if link.status == "live":
+                    link.show(NOT_STARTED + results[link.key])
+            elif link.problem.startswith((NOT_STARTED, "Refused")):
+                link.show("")
+        return results
 
     def pause(self, paused: bool, keys: list[str] | None = None) -> dict[str, str]:
         return self.each(self.chosen(keys), "set_config", lambda link: {"config": {"paused": paused}})
