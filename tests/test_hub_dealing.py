@@ -7,7 +7,7 @@ import concurrent.futures
 
 import pytest
 
-from mancala_host.errors import BoardRefused
+from mancala_host.errors import BoardError, BoardRefused
 from mancala_host.hub.dealing import Dealer, TournamentRunning
 from mancala_host.hub.journal import Journal
 from mancala_host.hub.tournament import Tournament, parse_players
@@ -216,3 +216,34 @@ def test_a_game_handed_over_late_gets_its_own_tournament_tag(tmp_path):
     # a hub started again hands it over before the board reports ready: the board's id names it
     again = _dealer(tmp_path / "hub.sqlite", Boards())
     assert again.tag("b1", b1_first, "id-b1") == round1
+
+
+def test_a_deal_that_fails_at_once_goes_back_and_waits_for_the_board(tmp_path):
+    # b2's line has just dropped and the dealer has not heard yet: every request to it fails
+    # at once. Its deal goes back to the queue once, and no deal goes to b2 until it answers
+    # again (before, the dealer dealt to it again at once, and again, to a RecursionError).
+    boards, dealer = _room(tmp_path)
+    failing = set()
+    send = boards.send
+
+    def sends(key, cmd, fields):
+        if key in failing:
+            fut = concurrent.futures.Future()
+            fut.set_exception(BoardError("The board on %s is not connected." % key))
+            boards.sent.append((key, cmd, fields))
+            return fut
+        return send(key, cmd, fields)
+    dealer.send = sends
+    boards.end("b2")
+    failing.add("b2")
+    before = len(boards.sent)
+    boards.end("b1")                         # round 2: one game for b1, one for b2
+    to_b2 = [s for s in boards.sent[before:] if s[0] == "b2"]
+    assert [cmd for _, cmd, _ in to_b2] == ["set_config", "new_game"]
+    assert list(dealer.deals) == ["b1"]
+    assert dealer.tile("b2")["deal_problem"].startswith("Could not start its tournament game")
+    left = [g.names for g in dealer.tournament.games if g.round == 2 and g.board is None]
+    failing.clear()
+    dealer.state("b2", {"state": {"over": True}, "game": boards.ids["b2"]})   # it answers again
+    boards.pump()
+    assert dealer.deals["b2"][0].names in left and len(left) == 1

@@ -193,6 +193,7 @@ class Dealer:
         board is dealt to."""
         with self.lock:
             board = self._board(key)
+            board.live = True    # it answers (again, after a deal that failed)
             board.game = game_id(answer) if game_id(answer) is not None else board.game
             entry = self.deals.get(key)
             if entry is None:
@@ -333,6 +334,11 @@ class Dealer:
                     game.names[0], game.names[1], exc.board_message)
             elif board.live:
                 board.problem = "Could not start its tournament game: %s" % exc
+                # its line is away or silent (a request fails at once between the line's drop
+                # and the board's `gone`): no deal to it until it answers again (ready, or a
+                # heartbeat's state), or deal_all below deals to it again at once, and again
+                # (a RecursionError that cut the dealer's work short, seen under bench load)
+                board.live = False
         self.changed(key)
         self.deal_all()
 
