@@ -6,7 +6,7 @@ CircuitPython 9.2.9 plays whole games with the bound in tests/test_circuitpython
 lowest free heap stays above 16 KB)."""
 import os
 
-from mancala_fw import app as firmware_app
+from mancala_fw.app import flow as firmware_app  # the saves are the game flow's
 from mancala_fw import profile as profiles
 from mancala_fw.app import App, heap
 from mancala_fw.app.hardware import NullDisplay

@@ -182,7 +182,7 @@ def test_cpu_seat_and_hint_over_the_protocol():
 
 
 def test_demo_plays_game_after_game_until_a_touch(tmp_path, monkeypatch):
-    from mancala_fw import app as firmware_app
+    from mancala_fw.app import flow as firmware_app
     clock = [0]
     # The app stamps each change with ticks_ms(); on the test's clock, the 5 s pause between
     # demo games does not depend on how long the machine has been up.
@@ -208,7 +208,7 @@ def test_demo_plays_game_after_game_until_a_touch(tmp_path, monkeypatch):
 
 def _demo_games(tmp_path, monkeypatch, seed, count):
     """The pits played in each of the first `count` demo games with this seed."""
-    from mancala_fw import app as firmware_app
+    from mancala_fw.app import flow as firmware_app
     clock = [0]
     monkeypatch.setattr(firmware_app, "ticks_ms", lambda: clock[0])
     app, events = _app(tmp_path, [{"kind": "human"}, {"kind": "human"}])
@@ -350,7 +350,7 @@ def test_moves_the_cpu_plays_for_a_person_or_after_a_failure_carry_think_ms(tmp_
 
 
 def test_the_heap_mark_is_sampled_after_saves_and_search_slices(tmp_path, monkeypatch):
-    from mancala_fw import app as firmware_app
+    from mancala_fw.app import flow as firmware_app
     import mancala.cpu
 
     calls = []

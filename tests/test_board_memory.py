@@ -75,7 +75,7 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     from mancala_fw.selftest import Bringup
 
     gone = ("mancala_fw.app.config", "mancala_fw.app.menu", "mancala_fw.selftest.calibration",
-            "mancala_fw.selftest.core")
+            "mancala_fw.selftest.core", "mancala_fw.app.takeback")
     # Start as a board does, with none of them loaded (another test in this process may have
     # imported one directly).
     for name in gone:
@@ -100,6 +100,10 @@ def test_parts_used_now_and_then_are_not_kept_loaded(tmp_path):
     assert app.menu is not None and "mancala_fw.app.menu" in sys.modules
     app.touch("press", app.seating.store(1), 100)  # another store closes the menu
     assert app.menu is None and [m for m in gone if m in sys.modules] == []
+    opening = app.state()
+    app.press(None, 3, "test")
+    assert app.undo("test") == opening  # a take-back
+    assert [m for m in gone if m in sys.modules] == []
 
 
 def test_the_boot_is_forgotten_once_the_board_is_built(tmp_path):

@@ -295,9 +295,6 @@ class _Recorder:
 
     def __init__(self, calls):
         self.calls = calls
-        self.search = None          # app.autoplay.search: no CPU thinking
-        self.autoplay = self
-        self.display = self
         self.commands = {}
 
     # pads
@@ -320,7 +317,10 @@ class _Recorder:
     def tick(self, now):
         self.calls.append("tick")
 
-    def busy(self):
+    def thinking(self):
+        return False  # no CPU search
+
+    def animating(self):
         return False
 
 

@@ -156,7 +156,7 @@ def test_the_drawing_sees_function_level_and_relative_imports():
     # loop.boot imports app.boot inside a function; circuitpy imports .boardfiles relatively
     assert "mancala_fw.app.boot" in g["mancala_fw.app.loop"]
     assert "mancala_host.flashing.boardfiles" in g["mancala_host.flashing.circuitpy"]
-    assert "mancala_fw.app.session" in g["mancala_fw.app"]  # a package's own submodule
+    assert "mancala_fw.app.flow" in g["mancala_fw.app"]  # a package's own submodule
     assert "mancala_fw.app" not in g["mancala_fw.app.boot"]  # its package: not drawn
     assert "mancala_host.sim.launcher" not in g["mancala_host.sim.serve"]  # TYPE_CHECKING only
 

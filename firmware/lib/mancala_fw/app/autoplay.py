@@ -19,11 +19,11 @@ menu) drops a running search and restarts the turn clock (changed()). A CPU move
 the animation has ended and then PAUSE_MS more, so people can follow it (no pause when
 animation_ms is 0, which tests and demos use for speed).
 
-A take-back (take_back(): the double tap on a store, or the serial `undo`) goes back to the
+A take-back (app.takeback: the double tap on a store, or the serial `undo`) goes back to the
 last move a person made, with the CPU's moves after it, so the CPU does not play its reply
 again: the person is to move. In a game no person plays (every seat the CPU's, or demo mode)
-it takes back the last move and the CPU then waits (held) until something else changes: a
-move, a new game, the seats, demo mode switched on or off.
+it takes back the last move and the CPU then waits (held, set by changed()) until something
+else changes: a move, a new game, the seats, demo mode switched on or off.
 
 Demo mode (the `demo` command, or holding a pit once a game is over) plays every seat at
 DEMO_LEVEL and starts the next game DEMO_GAP_MS after one ends, until a touch on the board or
@@ -271,50 +271,12 @@ class Autoplay:
 
     def changed(self, now, held=False):
         """The game or the seats changed: start the turn clock again. held: the change was a
-        take-back in a game no person plays, and the CPU waits (take_back())."""
+        take-back in a game no person plays, and the CPU waits (app.takeback)."""
         self.search = None
         self.hinting = None
         self.held = held
         self.answer(None, None)
         self.turn_started = now
-
-    def persons(self, seats, players):
-        """Whether a person plays one of the first players seats (never in demo mode)."""
-        if self.demo:
-            return False
-        for i in range(players):
-            if seats[i]["kind"] == "human":
-                return True
-        return False
-
-    def take_back(self, session, seats, states):
-        """What a take-back takes back (docs/user-guide.md section 3): in a game a person
-        plays, the last move a person made (a play by a seat of kind "human", the move
-        timer's included, or any resignation) and every move after it, the CPU's replies; in
-        a game no person plays, the last move (App then holds the CPU: changed()). Appends
-        the state after each move taken back to states (an empty list; the board sends one
-        `undo` event for each) and returns how many; 0, with the game as it was, when there is nothing to take
-        back or no person has moved yet."""
-        if not len(session.moves):
-            return 0
-        if not self.persons(seats, session.game.players):
-            session.undo()
-            states.append(session.game.to_dict())
-            return 1
-        moves = bytes(session.moves)  # kept, to put the game back if no person has moved
-        n = 0
-        while len(session.moves):
-            last = session.moves[-1]
-            session.undo()
-            n += 1
-            states.append(session.game.to_dict())
-            # "A".."D": a resignation, a person's decision; else the seat now to move played
-            if last >= 65 or seats[session.game.turn]["kind"] == "human":
-                return n
-        # Only the CPU has moved: the game goes back as it was (a replay from the start).
-        session.replay(moves[len(moves) - n:])
-        states.clear()
-        return 0
 
     def countdown(self, now, g, config):
         """What the mover's store shows of the move timer: its last seconds, or None."""

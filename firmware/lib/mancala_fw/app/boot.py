@@ -11,7 +11,8 @@ from binascii import hexlify
 
 from mancala import Game
 from mancala_fw import storage, forget
-from mancala_fw.app import SETTINGS_FORMAT, FIRMWARE_VERSION, _configs
+from mancala_fw.app import FIRMWARE_VERSION
+from mancala_fw.app.flow import SETTINGS_FORMAT, _configs
 from mancala_fw.app.session import Session, FORMAT as GAME_FORMAT, _limited
 
 PROFILE_FILE = "profile.json"
@@ -72,14 +73,16 @@ def start(flash, write, stream, build=None):
 
 def restore(app):
     """App.boot(): loads the settings and the saved game into app; reports any problem as a
-    log event."""
+    log event. The code of App's own boot (Flow's state and saves), in a module of its own
+    only so that it can be forgotten after the boot."""
+    profile = app.profile
     app.board_id = hexlify(unique_id()).decode()
     problems = []
     saved, problem = storage.load(app.settings_path, SETTINGS_FORMAT)
     if problem:
         problems.append(problem)
     if saved is not None:
-        app.config, bad = _configs().restore(saved.get("config"), app.profile)
+        app.config, bad = _configs().restore(saved.get("config"), profile)
         problems.extend(bad)
         app.games = _count(saved.get("games"))
     if problem or (saved is not None and bad):
@@ -102,7 +105,7 @@ def restore(app):
             problems.append("The saved game could not be restored (%s); a new game was "
                             "started." % e)
     if resumed:
-        session = app._game_on()
+        session = app.game_on()
         if session.id > app.games:  # the settings were lost: no id is given twice
             app.games = session.id
             app._save_settings()
@@ -119,9 +122,10 @@ def restore(app):
     forget("mancala_fw.app.config")  # back when a config change or the menu needs it
     forget("mancala_fw.app.finished")
     app.apply_display_settings()
-    g = app._game_on().game
-    app.emit("boot", {"firmware": FIRMWARE_VERSION, "board": app.profile.name,
-                      "game": app._game_on().id, "resumed": resumed, "turn": g.turn,
+    session = app.game_on()
+    g = session.game
+    app.emit("boot", {"firmware": FIRMWARE_VERSION, "board": profile.name,
+                      "game": session.id, "resumed": resumed, "turn": g.turn,
                       "rules": g.rules.to_dict()})
     for p in problems:
         app.log("warning", p)

@@ -8,11 +8,10 @@ import json
 import sys
 
 from mancala_fw import forget
-from mancala_fw.protocol import CommandError, BAD_REQUEST, UNKNOWN_GAME, PROTOCOL_VERSION, LATER, \
-    need_int, request_id
+from mancala_fw.protocol import CommandError, BAD_REQUEST, PROTOCOL_VERSION, LATER, need_int, \
+    request_id
 from mancala import VARIANTS
 
-GAME_ID_MAX = 0x3FFFFFFF  # game ids stay small ints on MicroPython
 NAMES = ("hello", "get_config", "set_config", "new_game", "state", "press", "resign", "undo",
          "hint", "demo", "diag", "games", "game")  # diag: app.boot adds it, diag() below
 
@@ -45,9 +44,9 @@ def table(app):
         return answer
 
     def state(req):
-        s = app.session
+        s = app.game_on()
         answer = {"state": app.state(), "game": s.id, "first": s.first, "moves": len(s.moves),
-                  "demo": app.autoplay.demo}
+                  "demo": app.in_demo()}
         if "since" in req:
             # The moves from index k, in the game file's one-character format: a host that
             # attaches late replays the game from its start (or from base) with the engine.
@@ -61,11 +60,11 @@ def table(app):
     def _seat(req):
         if req.get("seat") is None:
             return None
-        return need_int(req, "seat", 0, app.session.game.players - 1)
+        return need_int(req, "seat", 0, app.game().players - 1)
 
     def press(req):
         seat = _seat(req)
-        pit = need_int(req, "pit", 1, app.session.game.pits)
+        pit = need_int(req, "pit", 1, app.game().pits)
         answer = {}  # type: dict
         answer["record"] = app.press(seat, pit, "serial", answer=answer)
         return answer
@@ -80,7 +79,7 @@ def table(app):
         return {"state": app.undo("serial")}
 
     def hint(req):
-        if app.session.game.over:
+        if app.game().over:
             raise CommandError("illegal_move", "The game is over; there is no move to hint.")
         # The search runs in slices in the main loop, so the board stays live; autoplay
         # answers when it ends, or with hint_dropped if the game changes first.
@@ -99,30 +98,22 @@ def table(app):
         return {"on": on}
 
     def games(req):
-        return {"games": _finished(app, "listing", None)}
+        return _finished(app, "games", req)
 
     def game(req):
-        n = need_int(req, "game", 1, GAME_ID_MAX)
-        answer = _finished(app, "fetch", n)
-        if answer is None:
-            raise CommandError(UNKNOWN_GAME, "Game %d is not among the finished games this "
-                               "board keeps%s; send games for the list." % (n, (
-                                   ": it is the game in progress (send state with since)"
-                                   if n == app.session.id else "")))
-        return answer
+        return _finished(app, "game", req)
 
     return {"games": games, "game": game, "demo": demo, "hint": hint, "hello": hello, "get_config": get_config, "set_config": set_config,
             "new_game": new_game, "state": state, "press": press, "resign": resign,
             "undo": undo}
 
 
-def _finished(app, action, gid):
-    """app.finished's listing() or fetch(gid), with the module loaded for it and forgotten."""
+def _finished(app, name, req):
+    """The games or game command's answer (app.finished's answer()), with the module loaded
+    for it and forgotten."""
     try:
         from mancala_fw.app import finished
-        if action == "listing":
-            return finished.listing(app.flash)
-        return finished.fetch(app.flash, gid)
+        return finished.answer(name, req, app.flash, app.game_on().id)
     finally:
         forget("mancala_fw.app.finished")
 

@@ -15,8 +15,10 @@ id) and forgets it after.
 """
 
 from mancala_fw import storage
+from mancala_fw.protocol import CommandError, UNKNOWN_GAME, need_int
 
 FORMAT = "mancala-finished"
+GAME_ID_MAX = 0x3FFFFFFF  # game ids stay small ints on MicroPython
 
 
 def _path(flash, slot):
@@ -123,3 +125,19 @@ def fetch(flash, gid):
                 answer["base"] = saved["base"]
             return answer
     return None
+
+
+def answer(name, req, flash, current):
+    """The answer's fields of the games or game command (name; req, the request); current:
+    the id of the game in progress. The command handlers are here rather than in
+    app.commands, so that their code too is on the heap only while it runs."""
+    if name == "games":
+        return {"games": listing(flash)}
+    n = need_int(req, "game", 1, GAME_ID_MAX)
+    found = fetch(flash, n)
+    if found is None:
+        raise CommandError(UNKNOWN_GAME, "Game %d is not among the finished games this board "
+                           "keeps%s; send games for the list." % (n, (
+                               ": it is the game in progress (send state with since)"
+                               if n == current else "")))
+    return found

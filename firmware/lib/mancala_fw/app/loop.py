@@ -143,9 +143,9 @@ def loop(app, proto, pads, touch, wdt, held=None):
                 # with no IRQ line a chain is then off the wire (<= 3.9 ms on quad) before the
                 # next poll; with it, the touch's first frame cuts an idle frame short
                 # (docs/display.md §6).
-                if polled or app.display.busy() or app.autoplay.search is not None:
+                if polled or app.animating() or app.thinking():
                     app.tick(now)
-                busy = busy or app.display.busy() or app.autoplay.search is not None
+                busy = busy or app.animating() or app.thinking()
             failing = 0
         except Exception as e:  # keep the board alive; the watchdog decides if it is stuck
             failing += 1
@@ -170,9 +170,9 @@ def loop(app, proto, pads, touch, wdt, held=None):
                 worked = False
         if n == 0:
             wait = ticks_diff(next_pad, ticks_ms())
-            if app.autoplay.search is not None and not (bringup is not None and bringup.active()):
+            if app.thinking() and not (bringup is not None and bringup.active()):
                 wait = 0  # the CPU is thinking: its next slice is due at once
-            elif app.display.busy():
+            elif app.animating():
                 wait = 0 if wait < 0 else min(wait, 5)
             if wait > 0:
                 # The self-test reads the chips its own way, so their line may stay low.
