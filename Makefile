@@ -30,7 +30,7 @@ venv: $(STAMP)
 # It needs a C compiler and Python's headers: Debian's gcc and python3-dev, installed once
 # like the browser below when either is missing.
 HAS_HEADERS = $(PYTHON) -c "import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"
-$(STAMP): pyproject.toml setup.py Makefile host_tools/mancala_host/solver/_kalah.c
+$(STAMP): pyproject.toml setup.py Makefile $(wildcard host_tools/mancala_host/solver/*.[ch])
 	@command -v gcc >/dev/null 2>&1 && $(HAS_HEADERS) || { \
 	  echo "Installing Debian's gcc and python3-dev for the exact solver's compiled core"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -20,5 +20,7 @@ else:
     warnings.filterwarnings("ignore", message=r"\s*Editable installation", category=InformationOnly)
 
 setup(ext_modules=[Extension("mancala_host.solver._kalah",
-                             sources=["host_tools/mancala_host/solver/_kalah.c"],
+                             sources=["host_tools/mancala_host/solver/_kalah.c",
+                                      "host_tools/mancala_host/solver/search.c"],
+                             depends=["host_tools/mancala_host/solver/search.h"],
                              extra_compile_args=["-O2"])])

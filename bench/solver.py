@@ -122,7 +122,7 @@ def loadavg():
     return "%.1f %.1f %.1f" % os.getloadavg()
 
 
-def six_five(failures, folder):
+def six_five(failures, folder, threads):
     """Every start move of Kalah(6,5) under both presets, each by its own MTD(f) on one solver
     per preset (tables shared from move to move; the endgame database read from folder, built
     there first when missing, its build not counted)."""
@@ -130,9 +130,9 @@ def six_five(failures, folder):
     for preset in PRESETS:
         rules = Rules.from_dict({"preset": preset, "seeds": 5})
         always, wipeout = rules.capture == "always", rules.wipeout_capture
-        print("Kalah(6,5) %s, load average %s:" % (preset, loadavg()))
+        print("Kalah(6,5) %s on %d thread(s), load average %s:" % (preset, threads, loadavg()))
         solver, built = database.solver_with(folder, 6, always, wipeout, SIX_FIVE_DB,
-                                             SIX_FIVE_TT_BITS)
+                                             SIX_FIVE_TT_BITS, threads)
         if built is not None:
             print("  endgame database of %d stones built in %.1f s CPU (not counted)" % (
                 SIX_FIVE_DB, built))
@@ -179,15 +179,18 @@ def main(argv=None):
                         help=argparse.SUPPRESS)
     parser.add_argument("--db-folder", default=os.path.join("build", "solver"),
                         help="where the endgame databases are kept (build/solver)")
+    parser.add_argument("--threads", type=int, default=solver_versus.THREADS,
+                        help="threads our search runs on in --versus and --six-five (%d)"
+                        % solver_versus.THREADS)
     args = parser.parse_args(argv)
     failures = []
     peak_gb = PEAK_GB
     if args.versus_worker:
-        return solver_versus.worker(args.db_folder, args.db_stones)
+        return solver_versus.worker(args.db_folder, args.db_stones, args.threads)
     if args.versus:
-        solver_versus.main(args.versus, args.db_folder, failures)
+        solver_versus.main(args.versus, args.db_folder, failures, args.threads)
     elif args.six_five:
-        six_five(failures, args.db_folder)
+        six_five(failures, args.db_folder, args.threads)
         peak_gb = SIX_FIVE_PEAK_GB
     else:
         positions(24, 40, failures)

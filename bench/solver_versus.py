@@ -11,8 +11,9 @@ CMancala's own sources but its src/main.c, with the flags of its CMake Release b
 keeps only the low bits of a store) and times CMancala's unbounded MTD(f) search
 (binarySearchRoot) with its default table (2^24 entries) and a 16-stone endgame database.
 
-Each row runs in a fresh process for each solver, one after the other: CPU seconds
-(user + system, both threads when there are two), wall seconds, peak resident memory (the
+Ours searches on two threads sharing its tables (--threads), CMancala on one. Each row runs
+in a fresh process for each solver, one after the other: CPU seconds (user + system, of
+every thread), wall seconds, peak resident memory (the
 process's, from wait4). The endgame databases are built once and not counted, on either
 side: CMancala's (16 stones, in its ./EGDB/ folder) and ours (DB_STONES stones, in
 build/solver/, bench/solver.py --db-folder). Their build times are printed when they are
@@ -36,6 +37,7 @@ BUILD = os.path.join(ROOT, "build", "cmancala")
 # 512 MiB; with the 20-stone database's 226 MB, under the 1 GB target).
 DB_STONES = 20
 TT_BITS = 26
+THREADS = 2
 CMANCALA_EGDB = 16
 CMANCALA_CACHE = 24
 CMANCALA_FLAGS = ["-O3", "-march=native", "-flto=auto", "-std=gnu2x"]
@@ -138,11 +140,13 @@ def run(cmd: list[str], text: str, cwd: str | None = None) -> tuple[str, float, 
     return out, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
 
 
-def worker(db_folder: str, stones: int) -> int:
+def worker(db_folder: str, stones: int, threads: int) -> int:
     """The process that times our side of a row: positions on stdin (12 numbers a line), one
-    solver for them all (as CMancala's driver keeps its table), each value on stdout."""
+    solver for them all (as CMancala's driver keeps its table) on threads threads, each value
+    on stdout."""
     from mancala_host.solver import database
-    solver, built = database.solver_with(db_folder, 6, False, True, stones, TT_BITS)
+    solver, built = database.solver_with(db_folder, 6, False, True, stones, TT_BITS, threads,
+                                         mapped=True)
     if built is not None:
         print("built %.1f" % built)
     for line in sys.stdin:
@@ -152,7 +156,7 @@ def worker(db_folder: str, stones: int) -> int:
     return 0
 
 
-def main(path: str, db_folder: str, failures: list[str]) -> None:
+def main(path: str, db_folder: str, failures: list[str], threads: int = THREADS) -> None:
     from mancala_host.solver import database
     src = source(path)
     driver = build_driver(src)
@@ -170,7 +174,7 @@ def main(path: str, db_folder: str, failures: list[str]) -> None:
     else:
         print("our %d-stone endgame database: built before, %s" % (
             DB_STONES, os.path.relpath(ours, ROOT)))
-    print("load average %.1f %.1f %.1f" % os.getloadavg())
+    print("ours on %d thread(s); load average %.1f %.1f %.1f" % ((threads,) + os.getloadavg()))
     print("%-38s %-9s %9s %9s %8s   %s" % ("work", "solver", "CPU s", "wall s", "peak MB",
                                           "values"))
     for name, positions in rows():
@@ -180,7 +184,8 @@ def main(path: str, db_folder: str, failures: list[str]) -> None:
         theirs = [int(line.split()[0]) for line in out.splitlines()[1:]]
         out, o_cpu, o_wall, o_mb = run([sys.executable, os.path.join(HERE, "solver.py"),
                                         "--versus-worker", "--db-folder", db_folder,
-                                        "--db-stones", str(DB_STONES)], text)
+                                        "--db-stones", str(DB_STONES),
+                                        "--threads", str(threads)], text)
         mine = [int(line.split()[0]) for line in out.splitlines()
                 if not line.startswith("built")]
         print("%-38s %-9s %9.2f %9.2f %8.0f   %s" % (name, "CMancala", c_cpu, c_wall, c_mb,

@@ -126,10 +126,11 @@ def test_whole_small_boards_against_the_reference(n, seeds, always, wipeout):
     positions = sorted(reference)
     if len(positions) > 1000:
         positions = random.Random(43).sample(positions, 1000)
-    for db_stones in (0, 6):
-        solver = Solver(n, always, wipeout, 16, db_stones)
+    for db_stones, threads in ((0, 1), (6, 1), (6, 2)):
+        solver = Solver(n, always, wipeout, 16, db_stones, threads)
+        solver.help_after = 0   # both threads from the start, on these small searches too
         for pits in positions:
-            assert solver.value(pits) == reference[pits], (pits, db_stones)
+            assert solver.value(pits) == reference[pits], (pits, db_stones, threads)
 
 
 def test_the_start_of_kalah_3_3_and_4_3():
@@ -143,6 +144,26 @@ def test_kalah_6_3_is_a_first_player_win_by_2():
     # The published value (Irving, Donkers and Uiterwijk 2000), with the default rules.
     game = Game(rules(False, True, seeds=3))
     assert Exact(game.rules, tt_bits=22).value(game) == 2
+
+
+@pytest.mark.parametrize("always,wipeout", RULES)
+def test_two_threads_find_the_values_one_finds(always, wipeout):
+    # Two threads share the tables and split the work; whichever finds the value first
+    # answers. Seeded positions with 22 to 30 stones, each on fresh tables for both (node
+    # counts differ from run to run with two threads; values may not), and Kalah(6,3)'s
+    # published +2 under the default rules.
+    rng = random.Random(11 + always + 2 * wipeout)
+    for _ in range(6):
+        mine, theirs = random_position(rng, rng.randrange(22, 31))
+        one = Solver(6, always, wipeout, 18, 8).value(mine + theirs)
+        two = Solver(6, always, wipeout, 18, 8, threads=2)
+        two.help_after = 0      # both threads from the start (by default: after 262,144)
+        assert two.value(mine + theirs) == one, (mine, theirs)
+        assert two.threads == 2 and two.nodes > 0
+    if not always and wipeout:
+        assert Solver(6, always, wipeout, 20, 10, threads=2).value((3,) * 12) == 2
+    with pytest.raises(ValueError, match="threads must be 1 to 8, got 9"):
+        Solver(threads=9)
 
 
 def test_a_budget_stops_the_search_and_leaves_the_solver_sound():
@@ -169,6 +190,15 @@ def test_an_endgame_database_saved_and_read_back_gives_the_same_values(tmp_path)
     assert solver.nodes == 0
     mine, theirs = random_position(rng, 9)
     assert solver.value(mine + theirs) == Solver(6, True, False, 16, 0).value(mine + theirs)
+    # Mapped instead of read, on two threads: the same values, none searched.
+    mapped, again = database.solver_with(str(tmp_path), 6, True, False, 5, 16, 2, mapped=True)
+    assert again is None
+    for _ in range(30):
+        mine, theirs = random_position(rng, rng.randrange(2, 6))
+        assert mapped.value(mine + theirs) == full.value(mine + theirs)
+    assert mapped.nodes == 0
+    mine, theirs = random_position(rng, 9)
+    assert mapped.value(mine + theirs) == full.value(mine + theirs)
     # The second time it is read, not built; a file of other rules is refused in a sentence.
     assert database.solver_with(str(tmp_path), 6, True, False, 5, 16)[1] is None
     path = database.path_for(str(tmp_path), 6, True, False, 5)
@@ -176,6 +206,8 @@ def test_an_endgame_database_saved_and_read_back_gives_the_same_values(tmp_path)
         database.load(Solver(6, False, True, 16, 5), path, 6, False, True, 5)
     with pytest.raises(ValueError, match="does not hold an endgame table"):
         Solver(6, True, False, 16, 5).load_endgame(path, 17)
+    with pytest.raises(ValueError, match="does not hold an endgame table"):
+        Solver(6, True, False, 16, 5, 2).load_endgame(path, 17, mapped=True)
 
 
 def test_a_deadline_already_past_stops_the_search_before_it_starts():
@@ -201,6 +233,17 @@ def test_a_node_budget_is_exact_and_says_so():
     assert solver.nodes == 10002
 
 
+def test_a_node_budget_on_two_threads_counts_both():
+    # Each thread adds the others' counts at its checks (every 4,096 nodes), so the search
+    # stops within a check of each thread past the budget.
+    solver = Solver(6, False, True, 16, 6, threads=2)
+    solver.help_after = 0
+    with pytest.raises(BudgetExceeded) as stopped:
+        solver.value((4,) * 12, max_nodes=50_000)
+    assert stopped.value.reason == "nodes"
+    assert 50_000 < solver.nodes <= 50_000 + 2 * 4096 + 1
+
+
 def watch_then(solver, nodes, act, seen, done):
     """A thread that reads solver.nodes during its search until it passes nodes, then acts
     (unless done is set first: the search ended some other way)."""
@@ -216,10 +259,12 @@ def watch_then(solver, nodes, act, seen, done):
     return thread
 
 
-def test_ctrl_c_stops_a_search_and_leaves_the_solver_sound():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_search_and_leaves_the_solver_sound(threads):
     # Kalah(6,6)'s start takes far longer than the 200,000 nodes after which the other thread
     # sends SIGINT; the deadline only keeps a broken build from hanging the tests.
-    solver = Solver(6, False, True, 16, 4)
+    solver = Solver(6, False, True, 16, 4, threads)
+    solver.help_after = 0
     seen, done = [], threading.Event()
     thread = watch_then(solver, 200_000, lambda: os.kill(os.getpid(), signal.SIGINT), seen,
                         done)
@@ -230,16 +275,18 @@ def test_ctrl_c_stops_a_search_and_leaves_the_solver_sound():
         done.set()
         thread.join()
     # The count the other thread saw grew during the search, and the search stopped soon
-    # after (Ctrl-C is looked for every 65,536 nodes).
+    # after (Ctrl-C is looked for every 65,536 nodes of the calling thread).
     assert seen[-1] >= 200_000 and seen[0] < seen[-1]
-    assert 200_000 <= solver.nodes < seen[-1] + 200_000
+    assert 200_000 <= solver.nodes < seen[-1] + 200_000 * threads
     small = (0, 0, 0, 1, 0, 2, 1, 0, 0, 0, 0, 0)
     game = game_at(rules(False, True), [small[:6], small[6:]])
     assert solver.value(small) == brute_force(game)
 
 
-def test_stop_from_another_thread_and_one_search_at_a_time():
-    solver = Solver(6, False, True, 16, 4)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_stop_from_another_thread_and_one_search_at_a_time(threads):
+    solver = Solver(6, False, True, 16, 4, threads)
+    solver.help_after = 0
     refused = []
 
     def second_then_stop():

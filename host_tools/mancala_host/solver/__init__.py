@@ -4,7 +4,7 @@ A value is the final store difference with perfect play from the position on, fo
 to move: +8 means that seat ends 8 stones ahead if both seats play perfectly. It covers
 Kalah under every rule the engine plays (capture "nonempty" or "always", wipe-out captures
 allowed or not, 3 to 5 seeds). There is no evaluation and no depth limit: the search core
-(_kalah.c, compiled by pip) searches every line to the end, with a transposition table and a
+(_kalah.c and search.c, compiled by pip) searches every line to the end, with a transposition table and a
 table of exact endgame values (docs/host-tool.md, "The exact solver").
 
     solver = Exact(game.rules)
@@ -29,8 +29,8 @@ from ._kalah import BudgetExceeded, Solver
 if TYPE_CHECKING:
     from mancala import Game, Rules
 
-# The tables' sizes: 2^TT_BITS entries of 16 bytes in the transposition table (allocated on
-# first use, page by page), and the exact value of every position with at most DB_STONES
+# The tables' sizes: at most 2^TT_BITS entries of 8 bytes in the transposition table (it
+# starts at 2 MiB and doubles as it fills), and the exact value of every position with at most DB_STONES
 # stones in play (C(DB_STONES + 12, 12) bytes).  Measured on the host machine (bench/solver.py):
 # a larger endgame table costs more to fill than it saves in these searches.
 TT_BITS = 24
@@ -66,15 +66,18 @@ class Exact:
     search at a time: calls from several threads wait for each other."""
 
     def __init__(self, rules: Rules, tt_bits: int = TT_BITS, db_stones: int = DB_STONES,
-                 book: dict | None = None):
+                 book: dict | None = None, threads: int = 1):
         """book: {pits: value} of positions known without search (for_rules gives the
-        opening book); None: every value is searched."""
+        opening book); None: every value is searched. threads: the threads each search runs
+        on (1 to 8), sharing the tables; with more than one, the values are the same but
+        the node counts, and so what a node budget reaches, change from run to run."""
         reason = unsupported(rules)
         if reason:
             raise ValueError(reason)
         self.rules = rules
         always = rules.capture == "always"
-        self._solver = Solver(rules.pits, always, rules.wipeout_capture, tt_bits, db_stones)
+        self._solver = Solver(rules.pits, always, rules.wipeout_capture, tt_bits, db_stones,
+                              threads)
         self._lock = threading.Lock()
         self.book = book or {}
 

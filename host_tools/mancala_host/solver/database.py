@@ -55,27 +55,30 @@ def build(path: str, pits: int, always: bool, wipeout: bool, stones: int) -> flo
 
 
 def load(solver: Solver, path: str, pits: int, always: bool, wipeout: bool,
-         stones: int) -> None:
-    """Reads the database at path into solver's endgame table (db_stones = stones); a file
-    of other rules or size is refused in one sentence."""
+         stones: int, mapped: bool = False) -> None:
+    """Reads the database at path into solver's endgame table (db_stones = stones), or maps
+    the file (mapped: no copy, so a short run starts at once, but in 4 KiB pages, so a long
+    search runs slower); a file of other rules or size is refused in one sentence."""
     with open(path, "rb") as f:
         head = f.read(HEADER)
     if head != _header(pits, always, wipeout, stones, solver.db_size):
         raise ValueError("%s is not the endgame database of these rules with %d stones; "
                          "delete it to build it again" % (path, stones))
-    solver.load_endgame(path, HEADER)
+    solver.load_endgame(path, HEADER, mapped)
 
 
 def solver_with(folder: str, pits: int, always: bool, wipeout: bool, stones: int,
-                tt_bits: int) -> tuple[Solver, float | None]:
-    """A solver whose endgame table is the database in folder, built first if missing;
-    with the CPU seconds the build took (None when it was there)."""
+                tt_bits: int, threads: int = 1,
+                mapped: bool = False) -> tuple[Solver, float | None]:
+    """A solver searching on threads threads whose endgame table is the database in folder
+    (read in that many parts at once, or mapped: load), built first if missing; with the
+    CPU seconds the build took (None when it was there)."""
     path = path_for(folder, pits, always, wipeout, stones)
     took = None
     if not os.path.exists(path):
         took = build(path, pits, always, wipeout, stones)
-    solver = Solver(pits, always, wipeout, tt_bits, stones)
-    load(solver, path, pits, always, wipeout, stones)
+    solver = Solver(pits, always, wipeout, tt_bits, stones, threads)
+    load(solver, path, pits, always, wipeout, stones, mapped)
     return solver, took
 
 
