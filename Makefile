@@ -107,12 +107,13 @@ bench: $(STAMP) rp2040 book
 tables: $(STAMP)
 	$(BIN)/python -m mancala_host.solver.tables --out build/tables
 
-# build/book/*.bin: the exact solver's opening books for Kalah(6,3) and (6,4), both presets
-# (the same bytes every time: tests/test_solver_book.py checks their hashes), and its full
-# endgame tables, which the commands read instead of filling them.  A file already
-# there is kept; Kalah(6,4)'s take minutes.  docs/host-tool.md section 16.
+# The exact solver's opening books for Kalah(6,3) and (6,4), both presets, shipped in the
+# package (host_tools/mancala_host/solver/books: the same bytes every time, and
+# tests/test_solver_book.py checks their hashes), and into build/book its full endgame
+# tables, which the commands read instead of filling them.  A file already there is kept;
+# BOOKFLAGS=--force makes them all again (Kalah(6,4)'s take hours).  docs/host-tool.md 16.
 book: $(STAMP)
-	$(BIN)/python -m mancala_host.solver.book --out build/book
+	$(BIN)/python -m mancala_host.solver.book $(BOOKFLAGS)
 
 deploy: $(STAMP)
 	$(BIN)/mancala-board deploy $(DEPLOYFLAGS)

@@ -2,7 +2,7 @@
 
     mancala-board class [--port LINK ...] [--no-usb] [--out FOLDER] [--http-port N] [--host H]
                         [--token TOKEN] [--kgp-port N] [--kgp-time S] [--kgp-grace S]
-                        [--kgp-no-move random|forfeit]
+                        [--kgp-no-move random|forfeit] [--grade-seconds S] [--grade-nodes N]
     mancala-board class export FOLDER
 """
 
@@ -42,9 +42,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kgp-grace", type=float, default=60.0,
                    help="seconds a bot that dropped may take to come back before it forfeits "
                         "the game it is to move in (default 60)")
-    p.add_argument("--grade-nodes", type=int, default=1_000_000,
-                   help="the exact solver's search nodes for each bot move's grade (default "
-                        "1000000, about a second); a move that needs more is left ungraded")
+    from ..logs.exact import SECONDS, seconds_argument
+    p.add_argument("--grade-seconds", type=seconds_argument, default=SECONDS, metavar="S",
+                   help="the time the exact solver may take to grade each bot move, as "
+                        "analyze --exact --seconds (default %g); a move that needs more is "
+                        "left ungraded" % SECONDS)
+    p.add_argument("--grade-nodes", type=int, default=None, metavar="N",
+                   help="also stop each pit's search after N nodes, the same on any machine "
+                        "(default: no limit)")
     p.add_argument("--kgp-no-move", choices=["random", "forfeit"], default="random",
                    help="a bot with no legal pit by the time limit: a random legal pit is "
                         "played for it (random, KGP's rule) or it resigns that game (forfeit)")
@@ -69,6 +74,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from .guard import HEADER, Guard, new_token
     from .kgp import Lobby
     from .grading import Cards
+    from ..logs.exact import Budget
     from .kgpage import add_routes
     from .room import Room
     from .server import make_app
@@ -85,14 +91,14 @@ async def _serve(args: argparse.Namespace) -> int:
         raise BoardError("--kgp-time is 0.5 to 600 seconds and --kgp-grace 0 to 3600.")
     lobby = Lobby(room, None if guard.loopback else guard.token, args.kgp_time, args.kgp_grace,
                   args.kgp_no_move)
-    if args.grade_nodes < 1000:
+    if args.grade_nodes is not None and args.grade_nodes < 1000:
         raise BoardError("--grade-nodes is at least 1000.")
 
     def bot_names() -> set[str]:
         t = room.tournament
         named = {p.name for p in t.players.values() if p.bot} if t is not None else set()
         return named | set(lobby.bots)
-    cards = Cards(args.out, bot_names, args.grade_nodes)
+    cards = Cards(args.out, bot_names, Budget(args.grade_seconds, args.grade_nodes))
     room.bot_cards = cards     # the export writes the report cards too (export.write)
     cards.start()
     app = make_app(room, guard)

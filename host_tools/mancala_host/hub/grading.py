@@ -2,8 +2,10 @@
 logs, valued by the exact solver against perfect play (logs/exact.py's analyse_game).
 
 A move's cost is the stones it threw away: the value of the best pit minus the value of the
-pit played, both final store differences with perfect play from then on. A position that
-needs more than the node budget of search (NODES for each pit, `--grade-nodes`) has no value: the card counts it as beyond the
+pit played, both final store differences with perfect play from then on. Each position's
+search has the exact commands' time budget (`--grade-seconds`, default logs.exact.SECONDS,
+as `analyze --exact --seconds`; optionally `--grade-nodes` nodes for each pit, the same on
+every machine); a position that needs more has no value: the card counts it as beyond the
 solver (`beyond`) and never guesses. A card:
 
     {"name", "games", "points", "moves", "graded", "beyond", "thrown_away", "per_move",
@@ -25,10 +27,6 @@ from typing import Any, Callable
 from ..logs import gamelog
 from ..logs.exact import Budget, analyse_game
 
-# Each bot move's grade: at most this many nodes for each pit's search (about a second here);
-# a node budget, not a time, so a grade is the same on every computer and every run.
-NODES = 1_000_000
-
 WORST = 5
 CARD_FIELDS = ("name", "games", "points", "moves", "graded", "beyond", "thrown_away", "per_move")
 MOVE_FIELDS = ("name", "game", "move", "position", "pit", "best", "cost")
@@ -41,14 +39,15 @@ def _position(state: dict[str, Any], seat: int) -> str:
 
 
 def grade_game(game: dict[str, Any], label: str, bots: set[str],
-               nodes: int = NODES) -> list[dict[str, Any]]:
+               budget: Budget | None = None) -> list[dict[str, Any]]:
     """One row per move a bot played in game (a finished 2-seat Kalah game with a tournament
-    tag): its cost, or None beyond the budget, and the position before it."""
+    tag): its cost, or None beyond the budget (default: Budget(), the exact commands'), and
+    the position before it."""
     names = (game.get("tournament") or {}).get("players") or []
     seats = [s for s, n in enumerate(names[:2]) if n in bots]
     if not seats or game["rules"].get("variant") != "kalah" or gamelog.is_unfinished(game):
         return []
-    analysis = analyse_game(game, Budget(None, nodes))
+    analysis = analyse_game(game, budget)
     engine = gamelog.start_engine(game)
     rows = []
     for number, (move, row) in enumerate(zip(game["moves"], analysis["moves"]), 1):
@@ -67,9 +66,10 @@ def _points(game: dict[str, Any], seat: int) -> float:
 
 
 class Cards:
-    def __init__(self, folder: str, bot_names: Callable[[], set[str]], nodes: int = NODES,
-                 interval: float = 2.0) -> None:
-        self.folder, self.bot_names, self.nodes, self.interval = folder, bot_names, nodes, interval
+    def __init__(self, folder: str, bot_names: Callable[[], set[str]],
+                 budget: Budget | None = None, interval: float = 2.0) -> None:
+        self.folder, self.bot_names, self.interval = folder, bot_names, interval
+        self.budget = Budget() if budget is None else budget
         self.lock = threading.Lock()
         self.graded: dict[Any, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
         self.pending = 0
@@ -106,7 +106,7 @@ class Cards:
             if self.stop.is_set():
                 return
             try:
-                rows = grade_game(game, label, bots, self.nodes)
+                rows = grade_game(game, label, bots, self.budget)
             except (ValueError, KeyError, TypeError):
                 rows = []
             with self.lock:

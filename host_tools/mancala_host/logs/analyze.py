@@ -469,28 +469,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError("%r is not a time budget: give seconds, more than 0 "
-                                         "(for example 5 or 0.5)" % text)
-    return value
-
-
-def add_exact_arguments(p: argparse.ArgumentParser, exact_help: str) -> None:
+def add_exact_arguments(p: argparse.ArgumentParser, exact_help: str,
+                        nodes_help: str = "") -> None:
     """--exact (with the command's own help), --seconds and --exact-nodes, as every command
-    that offers the exact solver (logs/exact.py) takes them."""
-    from .exact import SECONDS
+    that offers the exact solver (logs/exact.py) takes them; nodes_help: what --exact-nodes
+    does without --exact, if anything."""
+    from .exact import SECONDS, seconds_argument
     p.add_argument("--exact", action="store_true", help=exact_help)
-    p.add_argument("--seconds", type=_seconds, default=SECONDS, metavar="S",
+    p.add_argument("--seconds", type=seconds_argument, default=SECONDS, metavar="S",
                    help="with --exact: the time each position's exact search may take before "
                         "it gives up (default %g)" % SECONDS)
     p.add_argument("--exact-nodes", type=int, default=None, metavar="N",
                    help="with --exact: also stop each move's search after N nodes, the same on "
-                        "any machine (default: no limit)")
+                        "any machine (default: no limit)" + nodes_help)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -503,4 +494,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="at most this many ms per position, whatever --nodes says (default 500)")
     p.add_argument("--json", dest="json_out", action="store_true", help="one JSON object, for scripts")
     add_exact_arguments(p, "Kalah: exact values with perfect play, stones thrown away, turning "
-                           "points")
+                           "points", "; without --exact: the exact solver's nodes for a "
+                           "position where the heuristic search sees the end (default %d)"
+                        % EXACT_NODES)

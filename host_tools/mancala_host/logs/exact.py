@@ -38,6 +38,18 @@ SECONDS = 5.0
 INTERRUPTED = 130
 
 
+def seconds_argument(text: str) -> float:
+    """--seconds, --grade-seconds: a time budget in seconds, more than 0 (argparse's type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError("%r is not a time budget: give seconds, more than 0 "
+                                         "(for example 5 or 0.5)" % text)
+    return value
+
+
 class Budget:
     """How long each position's exact search may take: `seconds` (None: no limit) and
     optionally `nodes` for each move's search (a bound that does not depend on the machine)."""

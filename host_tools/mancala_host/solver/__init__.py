@@ -157,7 +157,8 @@ def for_rules(rules: Rules) -> Exact:
     the opening book and the full endgame table that `make book` wrote for them if they are
     there (book.load, book.load_endgame: BookError in one sentence if a file is not one)."""
     from . import book
-    key = (rules.pits, rules.capture, rules.wipeout_capture, book.default_folder())
+    key = (rules.pits, rules.capture, rules.wipeout_capture, book.default_folder(),
+           book.tables_folder())
     solver = _SOLVERS.get(key)
     if solver is None:
         always, opening = rules.capture == "always", rules.pits == book.PITS

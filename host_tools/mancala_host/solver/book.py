@@ -3,8 +3,14 @@ Kalah(6,4), under both rule presets, so that the start of a game answers at once
 it the solver's endgame table filled in full, which a new command reads instead of filling it
 search by search (a hint in the late game then needs almost no search).
 
-    python -m mancala_host.solver.book [--out build/book] [--seeds 3 4] [--preset ...]
+    python -m mancala_host.solver.book [--out DIR] [--seeds 3 4] [--preset ...] [--force]
                                                                              (make book)
+
+The books are part of the package (solver/books/, package data): every install answers the
+start of a game at once, and tests/test_solver_book.py checks their SHA-256 in every test
+run. `make book` makes any that are missing there, and the full endgame tables into
+build/book; `--force` makes them again (the same bytes), `--out DIR` writes both into DIR,
+which MANCALA_BOOK=DIR then makes the commands read instead.
 
 A position is its 12 pits from the side to move (the mover's pits 1..6, then the other
 seat's), as the solver sees it; its value is the final store difference that perfect play
@@ -74,7 +80,7 @@ def file_name(preset: str, seeds: int) -> str:
 def endgame_path(always: bool, wipeout: bool, stones: int, folder: Optional[str] = None) -> str:
     """Where `make book` puts the full endgame table of these rules (database.py's file)."""
     from . import database
-    return database.path_for(default_folder() if folder is None else folder, PITS, always,
+    return database.path_for(tables_folder() if folder is None else folder, PITS, always,
                              wipeout, stones)
 
 
@@ -94,9 +100,18 @@ def load_endgame(solver: Solver, always: bool, wipeout: bool, stones: int,
     return True
 
 
+PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books")
+
+
 def default_folder() -> str:
-    """Where the commands look for the book: MANCALA_BOOK, else build/book of the repository
-    this package is in (make book writes it there)."""
+    """Where the commands look for the books: MANCALA_BOOK, else the package's own."""
+    return os.environ.get("MANCALA_BOOK") or PACKAGED
+
+
+def tables_folder() -> str:
+    """Where the commands look for the full endgame tables: MANCALA_BOOK, else build/book of
+    the repository this package is in (make book writes them there: 5.4 MB, made in
+    seconds, so they are not shipped)."""
     env = os.environ.get("MANCALA_BOOK")
     if env:
         return env
@@ -232,7 +247,9 @@ def write(path: str, data: bytes) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description="write the exact solver's opening books")
-    p.add_argument("--out", default=os.path.join("build", "book"))
+    p.add_argument("--out", default=None,
+                   help="write the books and the endgame tables here (default: the books into "
+                        "the package, %s, the tables into build/book)" % PACKAGED)
     p.add_argument("--seeds", type=int, nargs="+", default=sorted(PLIES), choices=sorted(PLIES),
                    help="which starts (default: all)")
     p.add_argument("--preset", nargs="+", default=sorted(PRESETS), choices=sorted(PRESETS),
@@ -240,10 +257,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--force", action="store_true", help="make the files even if they are there")
     args = p.parse_args(argv)
     from . import DB_STONES as stones, database  # the size the commands' solvers use
-    os.makedirs(args.out, exist_ok=True)
+    books = PACKAGED if args.out is None else args.out
+    tables = os.path.join("build", "book") if args.out is None else args.out
+    os.makedirs(books, exist_ok=True)
+    os.makedirs(tables, exist_ok=True)
     for name in args.preset:
         always, wipeout = PRESETS[name]
-        path = endgame_path(always, wipeout, stones, args.out)
+        path = endgame_path(always, wipeout, stones, tables)
         if args.force or not os.path.exists(path):
             took = database.build(path, PITS, always, wipeout, stones)
             print("%s: the full endgame table, %d bytes, %.1f s CPU" % (
@@ -251,7 +271,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for seeds in args.seeds:
         for name in args.preset:
             always, wipeout = PRESETS[name]
-            path = os.path.join(args.out, file_name(name, seeds))
+            path = os.path.join(books, file_name(name, seeds))
             if os.path.exists(path) and not args.force:
                 with open(path, "rb") as f:
                     data = f.read()
