@@ -24,13 +24,22 @@ class ModelRoom:
         self.tournament = Tournament(parse_players(players))
         self.game = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}))
         self.names = list(self.tournament.games[0].names)
+        self.games = 0    # the games the board has logged
         self.pressed, self.refused, self.resigned = [], [], []
         self.on_change = lambda key, tile: None
         self.lock = threading.Lock()
 
     def tile(self):
         return {"key": "b1", "status": "live", "state": self.game.to_dict(),
-                "players": self.names, "games": 0}
+                "players": self.names, "games": self.games}
+
+    def new_game(self):
+        """The board's next game between the same players (the last one logged)."""
+        with self.lock:
+            self.games += 1
+            self.game = Game(Rules.from_dict({"variant": "kalah", "seeds": 3}))
+            tile = self.tile()
+        self.on_change("b1", tile)
 
     def tiles(self):
         with self.lock:
@@ -78,6 +87,16 @@ class Hub:
 
     def listing(self):
         return self.run(_call(self.lobby.listing))
+
+    def bot(self, name):
+        return next(b for b in self.listing()["bots"] if b["name"] == name)
+
+    def later(self, seconds):
+        """The lobby's clock moved on by seconds (its grace waits read it every second)."""
+        def moved():
+            now = self.lobby.now
+            self.lobby.now = lambda: now() + seconds
+        self.loop.call_soon_threadsafe(moved)
 
     def close(self):
         self.run(self.lobby.close())
@@ -272,3 +291,23 @@ def test_names_tokens_and_modes(hubs):
     twin.send('set info:name "bot-1"')
     twin.send("mode freeplay")
     assert twin.until(r"error \"A bot named bot-1 is already") and twin.closed()
+
+
+def test_each_game_gives_a_bot_that_stays_away_its_own_grace(hubs):
+    hub = hubs(grace_s=600)
+    ann = join(hub.port, "ann")
+    ann.state()
+    ann.close()                              # dropped in game 1, where it is to move
+    wait_for("the drop", lambda: not hub.bot("ann")["connected"])
+    hub.later(601)                           # its grace in game 1 runs out
+    wait_for("the forfeit", lambda: hub.room.resigned)
+    assert hub.bot("ann")["forfeits"] == 1
+    hub.room.new_game()                      # game 2, ann to move: a grace of its own
+    wait_for("the wait for ann in game 2", lambda: (hub.bot("ann")["grace_left"] or 0) > 300)
+    back = join(hub.port, "ann")
+    ident, board = back.state()
+    back.send("@%d move %d" % (ident, first_legal(board)))
+    back.send("@%d yield" % ident)
+    wait_for("the press", lambda: hub.room.pressed)
+    assert hub.room.resigned == [0] and hub.room.pressed == [(0, first_legal(board))]
+    assert hub.bot("ann")["forfeits"] == 1

@@ -57,12 +57,14 @@ def dealing(tmp_path_factory):
 
 
 def room_now(url):
-    """What a request could change: the standings, the last setting, and each tile as its
-    board reports it (not its clock readings)."""
+    """What a request could change: the standings, the last setting, each tile as its board
+    reports it (not its clock readings), and the bots' rules."""
     snap = get(url)
     keep = ("label", "status", "problem", "state", "seats", "paused", "locked", "players", "seq")
+    bots = get(url, "bots.json")
     return {"standings": snap["standings"], "setting": snap["setting"],
-            "tiles": {t["key"]: {k: t[k] for k in keep} for t in snap["tiles"]}}
+            "tiles": {t["key"]: {k: t[k] for k in keep} for t in snap["tiles"]},
+            "bots": {k: bots[k] for k in ("move_s", "grace_s", "no_move")}}
 
 
 def api(url, action, body, **headers):
@@ -115,6 +117,11 @@ BAD = [
     ("label", dict(board="x"), "The request needs label."),
     ("label", dict(board="x", label="y" * 25), None),
     ("export", dict(folder="/etc"), None),
+    ("bots", dict(move_s=0.1), "move_s should be greater than or equal to 0.5, not 0.1."),
+    ("bots", dict(), "Give at least one of move_s, grace_s or no_move."),
+    ("bots", dict(no_move="never"), None),
+    ("bots", dict(move_s="5"), None),
+    ("bots", dict(grace_s=30, speed=2), None),
     ("start", b"[1, 2]", "The request must be a JSON object, such as {\"boards\": null}."),
     ("start", b'{"boards": ', None),
 ]

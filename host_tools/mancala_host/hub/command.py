@@ -3,7 +3,7 @@
     mancala-board class [--port LINK ...] [--no-usb] [--out FOLDER] [--http-port N] [--host H]
                         [--token TOKEN] [--kgp-port N] [--kgp-time S] [--kgp-grace S]
                         [--kgp-no-move random|forfeit] [--grade-seconds S] [--grade-nodes N]
-    mancala-board class export FOLDER
+    mancala-board class export FOLDER [--grade-seconds S] [--grade-nodes N]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import asyncio
 import os
 import signal
 import socket
+from typing import Any, Callable
 
 from ..errors import BoardError
 
@@ -37,11 +38,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kgp-port", type=int, default=2671,
                    help="the port students' bots join on, over the Kalah Game Protocol (default "
                         "2671, KGP's own; 0: any free one; -1: none); bound like the page")
-    p.add_argument("--kgp-time", type=float, default=5.0,
-                   help="seconds a bot has for a move (default 5)")
-    p.add_argument("--kgp-grace", type=float, default=60.0,
+    p.add_argument("--kgp-time", type=float,
+                   help="seconds a bot has for a move (default 5, or what the page set last "
+                        "in this folder)")
+    p.add_argument("--kgp-grace", type=float,
                    help="seconds a bot that dropped may take to come back before it forfeits "
-                        "the game it is to move in (default 60)")
+                        "the game it is to move in; each game gives it its own grace "
+                        "(default 60, or what the page set last)")
     from ..logs.exact import SECONDS, seconds_argument
     p.add_argument("--grade-seconds", type=seconds_argument, default=SECONDS, metavar="S",
                    help="the time the exact solver may take to grade each bot move, as "
@@ -50,9 +53,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grade-nodes", type=int, default=None, metavar="N",
                    help="also stop each pit's search after N nodes, the same on any machine "
                         "(default: no limit)")
-    p.add_argument("--kgp-no-move", choices=["random", "forfeit"], default="random",
+    p.add_argument("--kgp-no-move", choices=["random", "forfeit"],
                    help="a bot with no legal pit by the time limit: a random legal pit is "
-                        "played for it (random, KGP's rule) or it resigns that game (forfeit)")
+                        "played for it (random, KGP's rule; the default) or it resigns that "
+                        "game (forfeit); the page's bots tab changes it too")
+
+
+def _cards(args: argparse.Namespace, folder: str, bot_names: Callable[[], set[str]]) -> Any:
+    """The bots' report cards of the class in folder (grading.Cards), with the command line's
+    budget: the hub's and `class export`'s are made here alike."""
+    from ..logs.exact import Budget
+    from .grading import Cards
+
+    if args.grade_nodes is not None and args.grade_nodes < 1000:
+        raise BoardError("--grade-nodes is at least 1000.")
+    return Cards(folder, bot_names, Budget(args.grade_seconds, args.grade_nodes))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
             raise BoardError("Say which folder to export: mancala-board class export FOLDER.")
         if not os.path.isdir(args.folder):
             raise BoardError("There is no folder %s to export." % args.folder)
-        print("Exported to %s." % export.from_folder(args.folder))
+        print("Exported to %s." % export.from_folder(
+            args.folder, lambda folder, names: _cards(args, folder, lambda: names)))
         return 0
     return asyncio.run(_serve(args))
 
@@ -72,9 +88,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from .guard import HEADER, Guard, new_token
-    from .kgp import Lobby
-    from .grading import Cards
-    from ..logs.exact import Budget
+    from .kgp import JOURNAL_KEY, Lobby
     from .kgpage import add_routes
     from .room import Room
     from .server import make_app
@@ -86,23 +100,28 @@ async def _serve(args: argparse.Namespace) -> int:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise BoardError("Could not make the folder %s: %s." % (args.out, exc.strerror or exc))
-    room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
-    if not (0.5 <= args.kgp_time <= 600) or not (0 <= args.kgp_grace <= 3600):
+    if (args.kgp_time is not None and not 0.5 <= args.kgp_time <= 600) or \
+            (args.kgp_grace is not None and not 0 <= args.kgp_grace <= 3600):
         raise BoardError("--kgp-time is 0.5 to 600 seconds and --kgp-grace 0 to 3600.")
-    lobby = Lobby(room, None if guard.loopback else guard.token, args.kgp_time, args.kgp_grace,
-                  args.kgp_no_move)
-    if args.grade_nodes is not None and args.grade_nodes < 1000:
-        raise BoardError("--grade-nodes is at least 1000.")
+    room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
+    lobby = Lobby(room, None if guard.loopback else guard.token)
+    # the rules the page set last in this folder, and over them what the command line gives
+    kept = room.journal.setting(JOURNAL_KEY) or {}
+    try:
+        lobby.set_rules(kept.get("move_s"), kept.get("grace_s"), kept.get("no_move"), keep=False)
+    except BoardError:
+        pass   # a journal of another hub's bounds: the defaults
+    lobby.set_rules(args.kgp_time, args.kgp_grace, args.kgp_no_move, keep=False)
 
     def bot_names() -> set[str]:
         t = room.tournament
         named = {p.name for p in t.players.values() if p.bot} if t is not None else set()
         return named | set(lobby.bots)
-    cards = Cards(args.out, bot_names, Budget(args.grade_seconds, args.grade_nodes))
+    cards = _cards(args, args.out, bot_names)
     room.bot_cards = cards     # the export writes the report cards too (export.write)
     cards.start()
     app = make_app(room, guard)
-    add_routes(app, lobby, cards)
+    add_routes(app, lobby, cards, guard.token)
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.http_port)
@@ -130,7 +149,7 @@ async def _serve(args: argparse.Namespace) -> int:
             raise
         print("Bots join over KGP at %s:%d%s; %g s a move, %s when a bot has none."
               % (name, lobby.port, "" if guard.loopback else " with set auth:token",
-                 args.kgp_time, "a random pit" if args.kgp_no_move == "random" else "it forfeits"),
+                 lobby.move_s, "a random pit" if lobby.no_move == "random" else "it forfeits"),
               flush=True)
     done = asyncio.Event()
     loop = asyncio.get_running_loop()

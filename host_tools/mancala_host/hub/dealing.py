@@ -277,6 +277,8 @@ class Dealer:
             entry = self.deals.get(key)
             board = self.boards.get(key)
             return {"players": list(entry[0].names) if entry is not None else None,
+                    # the board plays the dealt game (until then its state is the game before)
+                    "started": entry is not None and entry[1].started,
                     "finished_players": board.finished if board is not None else None,
                     "deal_problem": board.problem if board is not None else "",
                     "redeal": bool(board is not None and board.refused)}
@@ -360,6 +362,7 @@ class Dealer:
         game, deal = self.deals[key]
         deal.game = UNKNOWN if board_game is None else board_game
         self.journal.dealt(self._tid(), game, deal)
+        self.changed(key)   # the tile's game is the dealt one now (a bot's turn may start)
 
     def _finish(self, key: str, places: list[int], stores: list[int],
                 game: int | None = None) -> None:

@@ -119,12 +119,16 @@ def save_standings(room: Room) -> None:
     os.replace(path + ".tmp", path)
 
 
-def from_folder(folder: str) -> str:
-    """The export of a class folder after the hub has stopped (`class export FOLDER`)."""
+def from_folder(folder: str, cards: Any = None) -> str:
+    """The export of a class folder after the hub has stopped (`class export FOLDER`), from its
+    logs and its journal alone. cards(folder, bot names) makes the bots' report cards
+    (grading.Cards, which grades every bot move of the logs again; command.py gives it the
+    budget); the bots are the tournaments' bot entries in the journal."""
     import glob
     import json
 
     from ..errors import BoardError
+    from .journal import FILE, Journal
 
     logs = sorted(glob.glob(os.path.join(folder, "board-*.jsonl")))
     if not logs:
@@ -138,4 +142,16 @@ def from_folder(folder: str) -> str:
         pass
     boards = [{"key": os.path.basename(p)[6:-6], "label": "", "port": "", "status": "", "log": p}
               for p in logs]
-    return write_folder(folder, boards, standings)
+    out = write_folder(folder, boards, standings)
+    journal = os.path.join(folder, FILE)
+    if cards is not None and os.path.exists(journal):
+        kept = Journal(journal)
+        try:
+            names = kept.bot_names()
+        finally:
+            kept.close()
+        if names:
+            graded = cards(folder, names)
+            graded.grade_now()
+            graded.export(out)
+    return out

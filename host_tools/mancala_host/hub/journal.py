@@ -216,13 +216,22 @@ class Journal:
         with self.lock:
             return self.db.execute("SELECT COUNT(*) FROM logged").fetchone()[0]
 
-    # -- the last class-wide setting ------------------------------------------------------
-    def setting(self) -> dict[str, Any] | None:
+    def bot_names(self) -> set[str]:
+        """The name of every bot entry (`Name=bot`) of every tournament in the room, replaced
+        ones too: whose moves the report cards grade."""
         with self.lock:
-            row = self.db.execute("SELECT value FROM setting WHERE key = 'last'").fetchone()
+            specs = [json.loads(row[0]) for row in self.db.execute("SELECT spec FROM tournament")]
+        return {entry[:-4] for spec in specs for entry in spec.get("players") or []
+                if isinstance(entry, str) and entry.endswith("=bot")}
+
+    # -- the last class-wide setting ------------------------------------------------------
+    def setting(self, key: str = "last") -> dict[str, Any] | None:
+        """The last class-wide setting ("last"), or another kept value (the bots' rules)."""
+        with self.lock:
+            row = self.db.execute("SELECT value FROM setting WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def keep_setting(self, value: dict[str, Any]) -> None:
+    def keep_setting(self, value: dict[str, Any], key: str = "last") -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO setting (key, value) VALUES ('last', ?) ON CONFLICT (key) "
-                       "DO UPDATE SET value = excluded.value", (json.dumps(value),))
+            db.execute("INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                       "DO UPDATE SET value = excluded.value", (key, json.dumps(value)))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from typing import Any, Callable
 
 from ..bots import wire
@@ -30,6 +31,9 @@ GRACE_S = 60.0        # how long a dropped bot may take to come back
 MAX_BOTS = 128
 MAX_NAME = 40
 NO_MOVE = ("random", "forfeit")
+MOVE_RANGE = (0.5, 600.0)
+GRACE_RANGE = (0.0, 3600.0)
+JOURNAL_KEY = "bots"   # the rules set on the page, in the journal's settings
 
 
 def name_problem(name: str) -> str | None:
@@ -47,10 +51,9 @@ class Lobby:
 
     def __init__(self, room: Any, token: str | None = None, move_s: float = MOVE_S,
                  grace_s: float = GRACE_S, no_move: str = "random") -> None:
-        if no_move not in NO_MOVE:
-            raise BoardError("--kgp-no-move is random or forfeit, not %r." % no_move)
         self.room, self.token = room, token
-        self.move_s, self.grace_s, self.no_move = move_s, grace_s, no_move
+        self.move_s, self.grace_s, self.no_move = MOVE_S, GRACE_S, "random"
+        self.set_rules(move_s, grace_s, no_move, keep=False)
         self.bots: dict[str, Bot] = {}
         self.given = 0
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -58,15 +61,51 @@ class Lobby:
         self.port = 0
         self.latest: dict[str, dict[str, Any]] = {}
         self.drivers: dict[str, asyncio.Task] = {}
-        self.done: dict[str, str] = {}       # board key -> the state it last pressed in
+        self.done: dict[str, str] = {}       # board key -> the position it last pressed in
         self.sessions: set[Session] = set()
         self.on_change: Callable[[], None] = lambda: None
         self.closing = False
         self.press_ms: list[float] = []   # from a bot's answer to the board's press answer
+        self.games: dict[str, tuple[Any, float]] = {}   # board key -> (its game, first seen)
+        self.now: Callable[[], float] = time.monotonic   # the loop's clock once started
+
+    # -- the rules in force -----------------------------------------------------------------
+    def set_rules(self, move_s: float | None = None, grace_s: float | None = None,
+                  no_move: str | None = None, keep: bool = True) -> dict[str, Any]:
+        """The class's time for a move, the grace for a bot that dropped and the rule for no
+        move (any thread: the page's POST /api/bots, checked by schema.BotRules). A turn asked
+        already keeps its time; a bot's wait for a dropped bot takes the new grace at once.
+        keep: into the journal, so a hub started again on the folder has them."""
+        if move_s is not None and not MOVE_RANGE[0] <= move_s <= MOVE_RANGE[1]:
+            raise BoardError("A bot's time for a move is %g to %g seconds, not %g."
+                             % (MOVE_RANGE + (move_s,)))
+        if grace_s is not None and not GRACE_RANGE[0] <= grace_s <= GRACE_RANGE[1]:
+            raise BoardError("The grace for a bot that dropped is %g to %g seconds, not %g."
+                             % (GRACE_RANGE + (grace_s,)))
+        if no_move is not None and no_move not in NO_MOVE:
+            raise BoardError("With no legal pit by the time limit a bot gets a random pit "
+                             "(random) or forfeits (forfeit), not %r." % no_move)
+        if move_s is not None:
+            self.move_s = float(move_s)
+        if grace_s is not None:
+            self.grace_s = float(grace_s)
+        if no_move is not None:
+            self.no_move = no_move
+        rules = self.rules()
+        journal = getattr(self.room, "journal", None)
+        if keep and journal is not None:
+            journal.keep_setting(rules, key=JOURNAL_KEY)
+        if keep:
+            self.on_change()
+        return rules
+
+    def rules(self) -> dict[str, Any]:
+        return {"move_s": self.move_s, "grace_s": self.grace_s, "no_move": self.no_move}
 
     # -- the server -----------------------------------------------------------------------
     async def start(self, host: str, port: int) -> None:
         self.loop = asyncio.get_running_loop()
+        self.now = self.loop.time
         try:
             self.server = await asyncio.start_server(self._connected, host, port,
                                                      limit=wire.MAX_LINE + 2)
@@ -143,28 +182,60 @@ class Lobby:
     def left(self, session: Session) -> None:
         bot = self.bots.get(session.name or "")
         if bot is not None and bot.session is session:
-            bot.session, bot.left = None, asyncio.get_running_loop().time()
+            bot.session, bot.left = None, self.now()
             bot.back.clear()
             self.on_change()
 
     # -- the page -------------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:
-        now = asyncio.get_running_loop().time() if self.loop else 0
+        now = self.now()
         bots = []
         for b in sorted(self.bots.values(), key=lambda b: b.name.lower()):
             s = b.session
+            # away: the grace left in the game that waits for it (the soonest), else since
+            # it dropped
+            ends = [self.grace_end(b, key) for key in b.waiting] or \
+                ([] if b.left is None else [b.left + self.grace_s])
             bots.append({"name": b.name, "connected": s is not None,
                          "authors": s.info.get("authors", "") if s else "",
                          "description": s.info.get("description", "") if s else "",
-                         "grace_left": None if b.left is None else
-                         max(0.0, round(self.grace_s - (now - b.left), 1)),
+                         "grace_left": None if s is not None or not ends else
+                         max(0.0, round(min(ends) - now, 1)),
                          "moves": b.moves, "refused": b.refused, "late": b.late,
                          "forfeits": b.forfeits})
         ms = sorted(self.press_ms)
         press = {"n": len(ms), "median": ms[len(ms) // 2] if ms else None,
                  "max": ms[-1] if ms else None}
-        return {"port": self.port, "move_s": self.move_s, "press_ms": press, "grace_s": self.grace_s,
-                "no_move": self.no_move, "bots": bots}
+        return dict(self.rules(), port=self.port, press_ms=press, bots=bots)
+
+    # -- the grace --------------------------------------------------------------------------
+    def grace_end(self, bot: Bot, key: str) -> float:
+        """When the bot's grace ends for the game on board key: each game gives a bot that is
+        away its own grace, from its drop for the game it dropped in, else from when this
+        lobby first saw the game (a bot that stays away forfeits each of its games after
+        the grace, and may come back for any later game)."""
+        seen = self.games.get(key)
+        start = seen[1] if seen is not None else self.now()
+        if bot.left is not None:
+            start = max(start, bot.left)
+        return start + self.grace_s
+
+    async def came_back(self, bot: Bot, key: str) -> bool:
+        """Wait for bot to join again within its grace for the game on board key. The end is
+        read again every second, so a grace the teacher changes applies at once."""
+        bot.waiting.add(key)
+        try:
+            while not bot.back.is_set():
+                left = self.grace_end(bot, key) - self.now()
+                if left <= 0:
+                    return False
+                try:
+                    await asyncio.wait_for(bot.back.wait(), min(left, 1.0))
+                except asyncio.TimeoutError:
+                    pass
+            return True
+        finally:
+            bot.waiting.discard(key)
 
     # -- the boards -----------------------------------------------------------------------
     def tile(self, key: str, tile: dict[str, Any]) -> None:
@@ -177,6 +248,8 @@ class Lobby:
         t = getattr(self.room, "tournament", None)
         if tile.get("status") != "live" or not state or not players or t is None:
             return None
+        if tile.get("started") is False:
+            return None     # dealt, and the board still shows the game before it
         seat = state.get("turn")
         if state.get("over") or seat not in (0, 1) or len(state.get("pits") or []) != 2:
             return None
@@ -192,10 +265,13 @@ class Lobby:
         if before is not None and tile.get("seq", 0) < before.get("seq", 0):
             return     # an older tile queued before the one the poll read: not news
         self.latest[key] = tile
+        game = (tile.get("games"), tuple(tile.get("players") or ()))
+        if self.games.get(key, (None,))[0] != game:
+            self.games[key] = (game, self.now())
         if key in self.drivers:
             return
         turn = self._bot_to_move(tile)
-        if turn is None or self.done.get(key) == same(tile["state"]):
+        if turn is None or self.done.get(key) == self.position(key, tile["state"]):
             return
         task = asyncio.ensure_future(Turn(self, key, tile["state"], *turn).run())
         self.drivers[key] = task
@@ -205,6 +281,12 @@ class Lobby:
         self.drivers.pop(key, None)
         if key in self.latest:
             self._tile(key, self.latest[key])
+
+    def position(self, key: str, state: dict[str, Any]) -> str:
+        """The state in the board's game as this lobby knows it: a turn played (or forfeited)
+        in a position is not asked again, but the same position in a later game is (a next
+        game's opening, after a forfeit at the opening)."""
+        return repr((self.games.get(key, (None,))[0], same(state)))
 
     def current(self, key: str, state: dict[str, Any]) -> bool:
         """Whether the board still shows state (the turn is still to be played)."""

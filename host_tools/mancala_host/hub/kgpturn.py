@@ -10,7 +10,8 @@
 - No legal pit by the limit: a random legal pit (the specification's rule) or the bot resigns
   that game (`forfeit`).
 - A bot that dropped may come back under the same name within the grace period and goes on;
-  past it, it forfeits the game it is to move in (that game only).
+  past it, it forfeits the game it is to move in (that game only). Each game gives it its own
+  grace (kgp.Lobby.grace_end), so a bot that comes back plays its next game.
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ class Bot:
         self.since = time.time()
         self.left: float | None = None   # loop time it dropped
         self.back = asyncio.Event()
+        self.waiting: set[str] = set()   # the boards whose games wait for it to come back
         self.moves = self.refused = self.late = self.forfeits = 0
 
 
@@ -125,17 +127,13 @@ class Turn:
         lobby, key, state, seat = self.lobby, self.key, self.state, self.seat
         loop = asyncio.get_running_loop()
         bot = lobby.bots.get(self.name)
-        if bot is None:
+        if bot is None:   # listed in the tournament, never seen: the game's grace runs
             bot = lobby.bots[self.name] = Bot(self.name)
-            bot.left = loop.time()    # listed in the tournament, never seen: the grace runs
         board = wire.board_of(state, seat)
         game = "%s/%s" % (key, (lobby.latest.get(key) or {}).get("games", ""))
         while True:
             if bot.session is None:
-                wait = lobby.grace_s - (loop.time() - (bot.left or loop.time()))
-                try:
-                    await asyncio.wait_for(bot.back.wait(), max(0.0, wait))
-                except asyncio.TimeoutError:
+                if not await lobby.came_back(bot, key):
                     if lobby.current(key, state):
                         await self._forfeit(bot, "did not come back in time")
                     return
@@ -172,7 +170,7 @@ class Turn:
     async def _press(self, pit: int) -> str | None:
         """None when the board played the pit, else its reason."""
         lobby = self.lobby
-        lobby.done[self.key] = same(self.state)
+        lobby.done[self.key] = lobby.position(self.key, self.state)
         try:
             await asyncio.wrap_future(lobby.room.press(self.key, self.seat, pit))
         except BoardError as exc:
@@ -193,7 +191,7 @@ class Turn:
 
     async def _forfeit(self, bot: Bot, why: str) -> None:
         lobby = self.lobby
-        lobby.done[self.key] = same(self.state)
+        lobby.done[self.key] = lobby.position(self.key, self.state)
         bot.forfeits += 1
         lobby.on_change()
         try:

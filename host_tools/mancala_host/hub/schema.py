@@ -123,6 +123,20 @@ class Tournament(Ask):
         return rules or None
 
 
+class BotRules(Ask):
+    """The bots' rules (kgp.Lobby.set_rules): seconds for a move, seconds of grace for a bot
+    that dropped, and what a bot with no legal pit by the limit gets; each optional."""
+    move_s: Optional[float] = Field(None, ge=0.5, le=600)
+    grace_s: Optional[float] = Field(None, ge=0, le=3600)
+    no_move: Optional[Literal["random", "forfeit"]] = None
+
+    @model_validator(mode="after")
+    def _some(self) -> "BotRules":
+        if self.move_s is None and self.grace_s is None and self.no_move is None:
+            raise ValueError("Give at least one of move_s, grace_s or no_move")
+        return self
+
+
 class Empty(Ask):
     """export: no fields."""
 

@@ -13,6 +13,7 @@ well-kept library; the boards' lines stay in their own threads, link.py).
                                  "replace": true to replace a tournament that is running}
     POST /api/redeal            {"board": KEY}: deal its tournament game to it again (after a refusal)
     POST /api/export            writes the export folder; answers its path
+    POST /api/bots              {"move_s", "grace_s", "no_move"}: the bots' rules (kgpage.py)
 Every POST answers {"ok": true, "results": {KEY: "ok" or the board's reason}} or
 {"ok": false, "error": "one sentence"} with HTTP 400 (a request the hub does not take: nothing
 changed), 403 (guard.py: not the hub's address, not its page, no token), 409 (a tournament is
@@ -84,6 +85,32 @@ class Streams:
 def _standings(room: Room) -> dict[str, Any] | None:
     t = room.tournament
     return t.to_dict() if t is not None else None
+
+
+def action(model: Any, fn: Any) -> Any:
+    """A POST handler: its body checked against `model` (schema.py), then fn(the checked
+    request) in a worker thread, as the boards' requests block. The guard (guard.py) has
+    checked the address, the page and the token before."""
+    async def handler(request: web.Request) -> web.Response:
+        if request.content_type != "application/json":
+            return answer(400, "The request must be JSON, sent as application/json.")
+        too_large = answer(413, "The request is larger than the hub takes (%d bytes at most)."
+                           % schema.MAX_BODY)
+        if (request.content_length or 0) > schema.MAX_BODY:
+            return too_large
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return too_large
+        try:
+            ask = schema.read(model, raw)
+            result = await asyncio.get_running_loop().run_in_executor(None, fn, ask)
+        except TournamentRunning as exc:
+            return answer(409, str(exc), confirm="replace")
+        except (BoardError, ValueError) as exc:
+            return answer(400, str(exc))
+        return web.json_response({"ok": True, "results": result})
+    return handler
 
 
 def make_app(room: Room, guard: Guard | None = None) -> web.Application:
@@ -166,30 +193,6 @@ def make_app(room: Room, guard: Guard | None = None) -> web.Application:
 
     async def feature_snapshot(request):
         return web.json_response(link_of(request)[1].projector())
-
-    def action(model, fn):
-        """A POST: its body checked against `model` (schema.py), then fn(the checked request)
-        in a worker thread, as the boards' requests block."""
-        async def handler(request):
-            if request.content_type != "application/json":
-                return answer(400, "The request must be JSON, sent as application/json.")
-            too_large = answer(413, "The request is larger than the hub takes (%d bytes at most)."
-                               % schema.MAX_BODY)
-            if (request.content_length or 0) > schema.MAX_BODY:
-                return too_large
-            try:
-                raw = await request.read()
-            except web.HTTPRequestEntityTooLarge:
-                return too_large
-            try:
-                ask = schema.read(model, raw)
-                result = await asyncio.get_running_loop().run_in_executor(None, fn, ask)
-            except TournamentRunning as exc:
-                return answer(409, str(exc), confirm="replace")
-            except (BoardError, ValueError) as exc:
-                return answer(400, str(exc))
-            return web.json_response({"ok": True, "results": result})
-        return handler
 
     def chosen(ask):
         """The boards a request names, refused as a whole (before anything changes) if one is
