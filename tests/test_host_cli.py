@@ -156,6 +156,20 @@ def test_json_output_for_scripts(monkeypatch, capsys, argv):
     assert code == 0 and json.loads(out)["state"] == state
 
 
+def test_answers_left_on_the_line_by_an_earlier_program_are_not_taken(monkeypatch, capsys):
+    # A program that timed out and exited leaves the board's late answers on the line, with
+    # the ids it numbered from: they must not pass for this program's answers.
+    state = {"rules": CONFIG["rules"], "pits": [[4] * 6, [4] * 6], "stores": [0, 0], "turn": 0,
+             "active": [0, 1], "places": [None, None], "over": False}
+    stale = [dict(HELLO, id=i) for i in range(1, 6)]
+    port = FakePort(board_script(state=[{"id": ANSWER, "ok": True, "state": state, "first": 0,
+                                         "moves": 0}]), greeting=stale)
+    code, out, err = run(monkeypatch, capsys, port, ["--json", "state"])
+    import json
+    assert code == 0 and json.loads(out)["state"] == state, err
+    assert all(r["id"] > 5 for r in port.sent)
+
+
 def test_missing_port_path(capsys):
     code = cli.main(["--port", "/dev/does-not-exist-mancala", "info"])
     err = capsys.readouterr().err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,9 @@ class Client:
         self.timeout = timeout
         self.events: collections.deque[dict[str, Any]] = collections.deque()
         self.hello_answer: dict[str, Any] = {}  # filled by hello()
-        self._next_id = 1
+        # Requests are numbered from a random start: an answer an earlier program left on
+        # the line (its request timed out, then it exited) is not taken for one of ours.
+        self._next_id = random.randrange(1, 1 << 29)
         self._garbage: list[bytes] = []
 
     @property
