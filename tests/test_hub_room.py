@@ -5,6 +5,7 @@ import concurrent.futures
 import pytest
 
 from mancala_host.errors import BoardError, BoardRefused
+from mancala_host.hub.kgp import Lobby
 from mancala_host.hub.link import BoardLink
 from mancala_host.hub.room import Room, TournamentRunning
 from mancala_host.hub.tournament import Tournament, parse_players
@@ -103,3 +104,15 @@ def test_a_new_game_the_board_refuses_shows_on_its_tile_until_one_starts(tmp_pat
     link.refuse = False
     assert room.start_games(["b1"]) == {"b1": "ok"}
     assert room.tile(link)["problem"] == "" == shown[-1]
+
+
+def test_the_bots_rules_set_on_the_page_are_back_after_a_restart(tmp_path):
+    room = Room(str(tmp_path / "class"), [], usb=False)
+    assert Lobby(room).set_rules(move_s=12, no_move="forfeit") == {
+        "move_s": 12, "grace_s": 60, "no_move": "forfeit"}
+    room.close()
+    again = Room(str(tmp_path / "class"), [], usb=False)
+    # what the command line gives wins; the rest is the page's
+    assert Lobby(again).restore_rules(grace_s=30) == {
+        "move_s": 12, "grace_s": 30, "no_move": "forfeit"}
+    again.close()

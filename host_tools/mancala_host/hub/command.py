@@ -88,7 +88,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from .guard import HEADER, Guard, new_token
-    from .kgp import JOURNAL_KEY, Lobby
+    from .kgp import Lobby
     from .kgpage import add_routes
     from .room import Room
     from .server import make_app
@@ -105,13 +105,7 @@ async def _serve(args: argparse.Namespace) -> int:
         raise BoardError("--kgp-time is 0.5 to 600 seconds and --kgp-grace 0 to 3600.")
     room = Room(args.out, args.ports, usb=not args.no_usb, timeout=args.timeout)
     lobby = Lobby(room, None if guard.loopback else guard.token)
-    # the rules the page set last in this folder, and over them what the command line gives
-    kept = room.journal.setting(JOURNAL_KEY) or {}
-    try:
-        lobby.set_rules(kept.get("move_s"), kept.get("grace_s"), kept.get("no_move"), keep=False)
-    except BoardError:
-        pass   # a journal of another hub's bounds: the defaults
-    lobby.set_rules(args.kgp_time, args.kgp_grace, args.kgp_no_move, keep=False)
+    lobby.restore_rules(args.kgp_time, args.kgp_grace, args.kgp_no_move)
 
     def bot_names() -> set[str]:
         t = room.tournament

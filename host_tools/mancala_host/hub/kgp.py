@@ -99,6 +99,19 @@ class Lobby:
             self.on_change()
         return rules
 
+    def restore_rules(self, move_s: float | None = None, grace_s: float | None = None,
+                      no_move: str | None = None) -> dict[str, Any]:
+        """At start: the rules the page set last in this folder (the journal's), and over
+        them the ones given (the command line's; None: not given)."""
+        journal = getattr(self.room, "journal", None)
+        kept = (journal.setting(JOURNAL_KEY) if journal is not None else None) or {}
+        try:
+            self.set_rules(kept.get("move_s"), kept.get("grace_s"), kept.get("no_move"),
+                           keep=False)
+        except BoardError:
+            pass   # kept by a hub with other bounds: the defaults
+        return self.set_rules(move_s, grace_s, no_move, keep=False)
+
     def rules(self) -> dict[str, Any]:
         return {"move_s": self.move_s, "grace_s": self.grace_s, "no_move": self.no_move}
 
