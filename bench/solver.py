@@ -20,10 +20,11 @@ Two long runs, each instead of the above (make bench SOLVERFLAGS=...):
     .venv/bin/python bench/solver.py --versus DIR    # beside CMancala (bench/solver_versus.py)
     .venv/bin/python bench/solver.py --six-five      # every start move of Kalah(6,5)
 
---six-five values the six start moves of Kalah(6,5) under both presets with a 20-stone
-endgame database (read from --db-folder, build/solver/, built there first when missing and
-not counted) and a 2 GiB table; the targets are the published +10 and +12, an hour of wall
-time in all and 8 GB.
+--six-five values the six start moves of Kalah(6,5) under both presets on --threads
+threads (2) with a 20-stone endgame database (read from --db-folder, build/solver/, built
+there first when missing and not counted) and a table of at most 2 GiB; the targets are the
+published +10 and +12, an hour of wall time in all and 8 GB. docs/cpu.md section 10
+estimates its nodes: many hours on a 2-core machine, so it is not run by default.
 """
 import argparse
 import os
