@@ -354,3 +354,27 @@ def test_moves_taken_back_while_away_are_caught_up_from_the_start():
     (game,) = heard.games
     assert _moves(game) == flash.history and not heard.notes
     assert any(r.get("since") == 5 for r in first.sent) and any(r.get("since") == 0 for r in first.sent[3:])
+
+
+class Tripping(Heard):
+    """A listener with a bug: it raises on the first state answer."""
+
+    def on_state(self, answer):
+        raise KeyError("state")
+
+    def on_stopped(self, failure):
+        self.calls.append(("stopped", repr(failure)))
+
+
+def test_a_listener_that_raises_stops_the_follower_and_every_listener_is_told():
+    board = FakeBoard(Flash())
+    heard, tripping = Heard(), Tripping()
+    heard.on_stopped = lambda failure: heard.calls.append(("stopped", repr(failure)))
+    f = Follower("fake://board", [tripping, heard], timeout=2.0, opener=Lines(board))
+    f.connect()
+    f.start()
+    wait_for("the stop", lambda: ("stopped", "KeyError('state')") in heard.calls)
+    assert ("stopped", "KeyError('state')") in tripping.calls
+    with pytest.raises(KeyError):
+        f.wait(30)
+    assert not f.running

@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import time
+import traceback
 from typing import Any
 
 from ..errors import BoardError, BoardRefused
@@ -48,7 +49,7 @@ class Listener:
         one that ended (also one fetched after a gap), or one left under way."""
 
     def board_gone(self, link: BoardLink) -> None:
-        """The line dropped, or the port could not be opened."""
+        """The line dropped, or the port could not be opened, or the follower stopped."""
 
     def game_tag(self, link: BoardLink, board_id: str | None,
                  game: int | None) -> dict[str, Any] | None:
@@ -122,6 +123,9 @@ class Watch(follower.Listener):
     def on_lost(self, reason: str) -> None:
         self.link._away(reason)
 
+    def on_stopped(self, failure: BaseException) -> None:
+        self.link._stopped(failure)
+
 
 class BoardLink:
     def __init__(self, key: str, port: str, folder: str, listener: Listener,
@@ -132,7 +136,7 @@ class BoardLink:
         self.follower = follower.Follower(None, [self.recorder, Watch(self)], timeout=timeout,
                                           opener=lambda: transport.SerialTransport(self.port))
         self.label = ""
-        self.status = "connecting"   # live, offline, held, connecting
+        self.status = "connecting"   # live, offline, held, connecting, stopped
         self.problem = ""            # why it is not live, or what it refused last
         self.last_seen: float | None = None
         self.state: dict[str, Any] | None = None
@@ -159,8 +163,8 @@ class BoardLink:
         """Wait for the follower to end, then write the game under way, unfinished."""
         try:
             self.follower.wait(timeout)
-        except BoardError:
-            pass
+        except Exception:
+            pass   # on the tile and stderr already (_stopped): the other boards still close
         self.recorder.close(self.follower.game())
 
     # -- what the page sees ---------------------------------------------------------------
@@ -285,6 +289,19 @@ class BoardLink:
         if (status, problem) != (self.status, self.problem):
             self.status, self.problem = status, problem
             self.changed()
+        self.listener.board_gone(self)
+
+    def _stopped(self, failure: BaseException) -> None:
+        """The follower gave up on a fault of the hub's own: the tile says so (and stderr has
+        the traceback), where it would otherwise stand still, live to the eye, for the rest
+        of the class."""
+        traceback.print_exception(type(failure), failure, failure.__traceback__)
+        self.status = "stopped"
+        self.problem = ("The hub stopped following this board after an error of its own "
+                        "(%s: %s): restart the hub on the same folder; the games so far are "
+                        "in the log." % (type(failure).__name__, str(failure)[:120]))
+        self.seq += 1
+        self.changed()
         self.listener.board_gone(self)
 
     def _event(self, ev: dict[str, Any]) -> None:

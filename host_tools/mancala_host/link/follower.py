@@ -40,7 +40,9 @@ one call at a time, in the order things happened on the board:
 - `on_lost(reason)`: the line went away (or would not open); the follower tries again;
 - `wants(board_id, game_id)`: asked for each finished game the board keeps that this
   follower has not followed: true to have it fetched and handed to `on_game` (a recorder
-  returns true for the games its log holds unfinished).
+  returns true for the games its log holds unfinished);
+- `on_stopped(failure)`: the follower gave up for good, on `failure`: a listener that raised
+  (or a fault of the follower's own), or a board that stayed away past `reconnect_timeout`.
 
 A listener that raises stops the follower; `wait()` raises that error again.
 
@@ -91,6 +93,9 @@ class Listener:
 
     def wants(self, board_id: str, game_id: int) -> bool:
         return False
+
+    def on_stopped(self, failure: BaseException) -> None:
+        pass
 
 
 class Follower:
@@ -195,8 +200,17 @@ class Follower:
                         break
                 except BoardError as exc:
                     self._drop(str(exc))
+        except Exception as exc:   # a fault of the follower's own: it stops, and says so
+            if self.failure is None:
+                self.failure = exc
         finally:
             self._close(BoardError("The follower of %s stopped." % self.name))
+            if self.failure is not None:
+                for listener in list(self.listeners):
+                    try:
+                        listener.on_stopped(self.failure)
+                    except Exception:
+                        pass   # told once; wait() raises the failure
 
     def _reopen(self) -> bool:
         attempt, since = 0, time.monotonic()
