@@ -16,9 +16,10 @@ It reads:
   true`, which starts the low-water mark there) less its `min_free` just after. The board
   reads the free heap after every save and right before the collection that follows each
   request, so the figure counts the step's garbage: what the heap must have free for it.
-  MicroPython also collects by itself once 32 KB have been allocated since the last
-  collection (gc.threshold, docs/protocol.md §4 diag), so a step that allocates more reads
-  lower than it allocated: each step is measured three times and the largest is given.
+  MicroPython also collects by itself once 12 KB have been allocated since the last
+  collection (gc.threshold, app.heap.THRESHOLD; docs/protocol.md §4 diag), so a step that
+  allocates more reads lower than it allocated: each step is measured three times and the
+  largest is given.
 - `lowest`: the lowest free heap over all the steps measured, garbage counted. The steps: a resignation that does not end the game (the reference: a save and
   the events), the one that ends it (the same and the finished game kept), `state` with
   `since` 0, `games` with every slot full, and `game` of the longest kept game. What a

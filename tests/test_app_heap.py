@@ -90,11 +90,11 @@ def test_a_collection_the_app_did_not_make_becomes_the_mark(monkeypatch):
 
 
 def test_with_gc_threshold_the_interpreter_bounds_it(monkeypatch):
-    # MicroPython: gc.threshold(GARBAGE_MAX) at boot, and no collection of the app's own.
+    # MicroPython: gc.threshold(THRESHOLD) at boot, and no collection of the app's own.
     gc = CircuitPythonGc(90 * 1024)
     set_to = []
     _gc(monkeypatch, gc, set_to.append)
-    assert set_to == [heap.GARBAGE_MAX]
+    assert set_to == [heap.THRESHOLD]
     _save(gc, 60 * 1024)
     assert gc.collections == 0
 

@@ -52,10 +52,10 @@ def test_a_sample_allocates_nothing():
 
 def test_garbage_is_bounded_by_a_collection_threshold():
     heap.bound_garbage()
-    assert gc.threshold() == heap.GARBAGE_MAX
+    assert gc.threshold() == heap.THRESHOLD
     gc.collect()
     floor = gc.mem_free()
     for _ in range(200):
         bytearray(1000)  # 200 KB of garbage, never kept
-        assert gc.mem_free() > floor - heap.GARBAGE_MAX - 2000
+        assert gc.mem_free() > floor - heap.THRESHOLD - 2000
     gc.threshold(-1)

@@ -323,7 +323,7 @@ class Flow:
 
     def set_demo(self, on, source, seed=None):
         """Demo mode on or off; seed (an int) fixes the openings of its games. On while a
-        take-back holds the demo (Autoplay.take_back) goes on with it."""
+        take-back holds the demo (app.takeback) goes on with it."""
         if on != self.autoplay.demo or on and self.autoplay.held:
             now = ticks_ms()
             if on:

@@ -3,14 +3,25 @@
 
 gc.mem_free() counts garbage not yet collected as used. The board collects at the first idle
 moment after work (app.loop), and bound_garbage() makes MicroPython collect as well whenever
-GARBAGE_MAX bytes have been allocated since the last collection, so a stream of serial
-requests with no idle moment cannot fill the heap with garbage first. CircuitPython has no
-gc.threshold: there the app calls collect_if_due() after every save (each move, new game,
-undo and config change makes one), which collects once the heap in use has grown by
-GARBAGE_MAX since the last collection, or by a third of the memory that collection left
-free, whichever comes first: the same bound, checked where the garbage is made rather than
+THRESHOLD bytes have been allocated since the last collection, so neither a stream of serial
+requests nor CPU seats playing move after move (no idle moment between them) can fill the
+heap with garbage first. THRESHOLD fits the budget: a third of the heap free through the
+whole game, garbage included (docs/architecture.md §10). On stock MicroPython + deploy, quad,
+a level-5 search leaves 100,176 bytes free after a collection, 18 KB above that floor
+(81,962), and with 32 KB, the bound before, a game's garbage took the lowest free heap to
+80,528 (bench/soak.py, emulated Pico, 9ac620c; docs/performance.md §9); 12 KB leaves the
+rest of those 18 KB to what a step holds while it runs. A move makes a few KB of garbage,
+so CPU seats playing each other collect every few moves (16 ms each on an RP2040); a
+person's moves are collected at the idle moment after each, as before.
+
+CircuitPython has no gc.threshold: there the app calls collect_if_due() after every save
+(each move, new game, undo and config change makes one), which collects once the heap in use
+has grown by GARBAGE_MAX since the last collection, or by a third of the memory that
+collection left free, whichever comes first: checked where the garbage is made rather than
 at every allocation, and tighter where less is free (CircuitPython leaves the game about
 half of MicroPython's free heap), so that two thirds of it stay free between collections.
+Its budget is read after a collection (docs/performance.md §7), so its garbage bound is not
+THRESHOLD.
 A collection costs 9.5 ms on duo and 19 ms on quad (CircuitPython 9.2.9 on the emulated
 Pico, the game booted; docs/storage.md section 3), and a move makes a few KB of garbage, so
 collecting after every save instead would add that to every move, on top of the main loop's
@@ -29,7 +40,8 @@ they do nothing.
 
 import gc
 
-GARBAGE_MAX = 32 * 1024
+GARBAGE_MAX = 32 * 1024  # CircuitPython: collect_if_due()
+THRESHOLD = 12 * 1024  # MicroPython: gc.threshold()
 
 _mem_free = getattr(gc, "mem_free", None)
 _threshold = getattr(gc, "threshold", None)
@@ -43,7 +55,7 @@ def bound_garbage():
     """At boot, once the board is built and collected."""
     global ceiling
     if _threshold is not None:
-        _threshold(GARBAGE_MAX)
+        _threshold(THRESHOLD)
     elif _mem_free is not None:
         ceiling = _mem_free()
 
