@@ -50,9 +50,11 @@ $(STAMP): pyproject.toml setup.py Makefile $(wildcard host_tools/mancala_host/so
 sim: $(STAMP) rp2040
 	$(BIN)/mancala-board sim $(SIMFLAGS)
 
-# The tests run on the firmware image too whenever its source is at hand: the first test that
-# needs it builds it (tests/firmware_image.py, once for all the test processes, cached:
-# seconds when nothing changed) while the other process goes on with tests that do not.
+# The tests run on the firmware image too whenever its source is at hand: it is built in the
+# background as the tests start (tests/conftest.py and firmware_image.py, once for all the test
+# processes, cached: seconds when nothing changed) while the processes run the tests that do
+# not need it; those that do come later in each process's share, and wait for it.  The
+# longest tests are shared out first, evenly (tests/conftest.py's LONGEST).
 test: $(STAMP) browser rp2040 $(if $(MICROPYTHON_SRC),toolchain)
 	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist worksteal) $(PYTEST_FLAGS)
 

@@ -1,8 +1,9 @@
 """The firmware image for tests: build/firmware/mancala-board-<version>.uf2, built (or found up to
 date, in well under a second) from the MicroPython source archive in the RP2 mirror.
 
-The first test that needs it builds it here, in `make test` and in a plain pytest run alike,
-whenever the firmware changed.  Tests that need it skip only when there is no source archive or no ARM toolchain:
+It is built here whenever the firmware changed, in `make test` and in a plain pytest run
+alike: in the background from the start of a run that has tests needing it (conftest.py), and
+by the first such test if that build has not finished or could not run.  Tests that need it skip only when there is no source archive or no ARM toolchain:
 CI has both (.ci/run passes the archive and make installs the toolchain)."""
 import fcntl
 import io
