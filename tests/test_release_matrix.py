@@ -5,9 +5,12 @@ emulated Pico (`sim --target rp2040`, real machine, heap and flash):
 - "deploy": the stock MicroPython v1.28.0 image with `make deploy`'s files on its littlefs;
 - "circuitpython": stock CircuitPython 9.2.9 with `deploy --circuitpython`'s files.
 
-Each way plays, on both profiles, a whole game against CPU seats at the edition's strongest
-level (5 on MicroPython, 4 on CircuitPython): duo Kalah with one CPU seat, and quad 4-player
-Basic (4 pits, 3 seeds) with three. The person's seat presses seeded random pits over serial; every state the
+Each way plays, on both profiles, a game to its end against CPU seats at the edition's
+strongest level (5 on MicroPython, 4 on CircuitPython): duo Kalah with one CPU seat, from the
+opening, and quad 4-player Basic (4 pits, 3 seeds) with three, from the position 40 seeded
+random moves in (new_game with its state): the middle game on, where the level-5 searches
+use their whole budget (the opening's take a fraction of it; the whole game took twice the
+host time). The person's seat presses seeded random pits over serial; every state the
 board announces is checked against the engine played alongside, and every CPU move must say
 it thought for at most THINK_MS (the budget: a CPU move at the strongest level in at most a
 second, emulated Pico time). Part way through, the power is cut (SIGKILL) while a CPU seat
@@ -48,7 +51,7 @@ import random
 
 import pytest
 
-from mancala import Game
+from mancala import Game, Rules
 from mancala_fw import profile as profiles
 from mancala_fw.display.reader import read_counts
 
@@ -63,11 +66,15 @@ pytestmark = needs_emulator
 
 THINK_MS = 1000
 STRONGEST = {"image": 5, "deploy": 5, "circuitpython": 4}
+# profile: (rules, CPU seats, seeded random moves played before the board takes the game)
 GAMES = {
-    "duo": ({"variant": "kalah"}, [1]),
+    "duo": ({"variant": "kalah"}, [1], 0),
     # 4 pits and 3 seeds a side: about 75 moves (the 6-pit, 4-seed game takes about 200,
-    # bench/soak.py plays the same game 20 times on one boot)
-    "quad": ({"variant": "basic", "players": 4, "pits": 4, "seeds": 3}, [1, 2, 3]),
+    # bench/soak.py plays the same game 20 times on one boot). On the stock image (deploy)
+    # the whole game took 77 moves and 112 host CPU seconds of the emulated Pico, 27 of them
+    # in the first 34 moves, whose searches took 11 to 350 ms of the 1 s budget (23 of the
+    # rest used it all); from 40 random moves in, 50 moves and 48 s (9 used the budget).
+    "quad": ({"variant": "basic", "players": 4, "pits": 4, "seeds": 3}, [1, 2, 3], 40),
 }
 CUT_AFTER = 6  # moves played before the power cut (the CPU seat then to move)
 MICROPYTHON = ("deploy", "image")
@@ -292,7 +299,7 @@ class Match:
 @pytest.mark.parametrize("way", sorted(STRONGEST))
 def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, profile):
     image = _image(way)
-    rules, cpu_seats = GAMES[profile]
+    rules, cpu_seats, opening = GAMES[profile]
     level = STRONGEST[way]
     flash = str(tmp_path / "flash")
     seats = [{"kind": "cpu", "level": level} if s in cpu_seats else {"kind": "human"}
@@ -311,7 +318,15 @@ def test_a_cpu_game_at_the_strongest_level_through_a_power_cut(tmp_path, way, pr
                 dict(seat, level=5) if seat["kind"] == "cpu" else seat for seat in seats]})
             assert refused["error"] == {"code": "bad_config", "message": LEVEL_5_REFUSED}
         b.ok("set_config", config={"animation_ms": 0, "seats": seats})
-        state = b.ok("new_game", rules=rules, first=0)["state"]
+        if opening:
+            game = Game(Rules.from_dict(rules))
+            moves = random.Random("%s/opening" % profile)
+            for _ in range(opening):
+                game.play(moves.choice(game.legal_moves()))
+            state = b.ok("new_game", state=game.to_dict())["state"]
+            assert state == game.to_dict()
+        else:
+            state = b.ok("new_game", rules=rules, first=0)["state"]
         match = Match(state, cpu_seats, random.Random("%s/%s" % (way, profile)))
         match.rings = _rings(b, profile, rules)
         match.rests()
@@ -371,7 +386,6 @@ def _plays_covered_endgames_from_its_frozen_tables(b):
     mancala_tables; the flash has no tables/ folder): in a covered endgame the coach's hint
     names every pit that keeps the exact value, and a level-5 seat plays one, as the host's
     solver judges them."""
-    from mancala import Rules
     from mancala_host.flashing.imagebuild import IMAGE_TABLE_STONES
     from mancala_host.solver import Exact, tables
     from test_board_endgame import positions
