@@ -358,6 +358,19 @@ def test_the_page_works_from_the_printed_address_in_chromium(open_hub, tmp_path)
         driver.find_element("css selector", '[data-act="export"]').click()
         wait_for("the export's answer", lambda: driver.find_element("id", "answer").text.startswith(
             "Exported to "))
+        # the bots tab: the teacher sets the bots' rules (its POST carries the page's token)
+        driver.get(url + "bots")
+        wait_for("the rules in the form", lambda: driver.execute_script(
+            "return document.getElementById('move_s').value") == "5")
+        driver.execute_script("document.getElementById('move_s').value = '12.5';"
+                              "document.getElementById('no_move').value = 'forfeit';")
+        driver.find_element("css selector", "#rules button").click()
+        wait_for("the answer", lambda: driver.find_element("id", "said").text ==
+                 "Set: it applies from the next move asked.")
+        wait_for("the rule line", lambda: "12.5 s a move; no legal pit by then: the bot "
+                 "forfeits" in driver.find_element("id", "rule").text)
+        rules = get(url, "bots.json")
+        assert (rules["move_s"], rules["grace_s"], rules["no_move"]) == (12.5, 60, "forfeit")
     finally:
         driver.quit()
 
