@@ -99,8 +99,9 @@ toolchain:
 bench: $(STAMP) rp2040 book
 	@for b in bench/pico.py bench/engine.py bench/cpu.py bench/board.py bench/display.py bench/driver_timing.py bench/pico_touch.py bench/pico_frames.py bench/hub.py bench/hub_bots.py bench/hub_chaos.py bench/soak.py bench/handover.py bench/nvm_wear.py bench/solver.py bench/pico_endgame.py bench/endgame_strength.py bench/exact_class.py; do \
 	  echo "== $$b"; $(BIN)/python $$b $(BENCHFLAGS) || exit 1; done
-	@# The exact solver's long runs, off by default: SOLVERFLAGS=--six-five (Kalah(6,5), up to
-	@# an hour) or SOLVERFLAGS="--versus DIR" (beside CMancala's source; docs/host-tool.md 14).
+	@# The exact solver's long runs, off by default: SOLVERFLAGS=--six-five (Kalah(6,5): many
+	@# hours on 2 cores, docs/cpu.md 10) or SOLVERFLAGS="--versus DIR" (beside CMancala's
+	@# source; docs/host-tool.md 14).
 	@if [ -n "$(SOLVERFLAGS)" ]; then echo "== bench/solver.py $(SOLVERFLAGS)"; \
 	  $(BIN)/python bench/solver.py $(SOLVERFLAGS) || exit 1; fi
 

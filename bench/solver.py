@@ -170,7 +170,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="leave out Kalah(6,4)")
     parser.add_argument("--six-five", action="store_true",
                         help="only solve every start move of Kalah(6,5) under both presets "
-                             "(long: up to an hour and %g GB)" % SIX_FIVE_PEAK_GB)
+                             "(long: many hours on 2 cores, docs/cpu.md section 10; "
+                             "targets an hour and %g GB)" % SIX_FIVE_PEAK_GB)
     parser.add_argument("--versus", metavar="DIR", default=os.environ.get("CMANCALA_SRC"),
                         help="only run the side-by-side bench against CMancala, from its "
                              "source folder or archive DIR (or $CMANCALA_SRC); "

@@ -157,7 +157,7 @@ def test_two_threads_find_the_values_one_finds(always, wipeout):
         mine, theirs = random_position(rng, rng.randrange(22, 31))
         one = Solver(6, always, wipeout, 18, 8).value(mine + theirs)
         two = Solver(6, always, wipeout, 18, 8, threads=2)
-        two.help_after = 0      # both threads from the start (by default: after 262,144)
+        two.help_after = 0      # both threads from the start (by default: after 1,048,576)
         assert two.value(mine + theirs) == one, (mine, theirs)
         assert two.threads == 2 and two.nodes > 0
     if not always and wipeout:

@@ -29,7 +29,7 @@ class Solver:
     nodes: int
     db_size: int
     threads: int  # 1 to 8; settable between searches
-    # The calling thread searches alone until it has searched help_after nodes (262,144):
+    # The calling thread searches alone until it has searched help_after nodes (1,048,576):
     # the others start then, so a small search costs no more than on one thread.
     help_after: int
     def __init__(self, pits: int = 6, always: bool = False, wipeout: bool = True,

@@ -12,7 +12,7 @@
 #define MAXSTONES 96
 #define MAXDB 40                /* the endgame database's largest stone count */
 #define MAXTHREADS 8
-#define HELP_AFTER (1 << 18)    /* help_after's default: about a tenth of a second */
+#define HELP_AFTER (1 << 20)    /* help_after's default: about a third of a second */
 #define NORMAL 0
 #define EXTRA 1
 #define OVER 2
