@@ -103,17 +103,16 @@ def pytest_collection_modifyitems(session, config, items):
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     sizes = _slices(len(items), workers)
     module = lambda item: str(item.fspath)  # noqa: E731
-    # Each long test leads a group: the longest of a module takes the module's short tests
-    # with it, which then share its module-scoped fixtures (one emulated boot, say).
-    groups = {}
+    # A module with a long test is one group, led by its longest: its tests stay together,
+    # in their own order (they share its module-scoped fixtures, one emulated boot, say, and
+    # some are steps of one story: tests/test_hub_restart.py), weighed by their sum.
+    heads = {}
     for item in sorted((item for item in items if _key(item) in LONGEST),
                        key=lambda item: -LONGEST[_key(item)]):  # stable: the same order in
-        groups[item] = [item]                                    # every process, as xdist needs
-    heads = {}
-    for item in groups:
-        heads.setdefault(module(item), item)
+        heads.setdefault(module(item), item)                     # every process, as xdist needs
+    groups = {head: [] for head in heads.values()}
     for item in items:
-        if item not in groups and module(item) in heads:
+        if module(item) in heads:
             groups[heads[module(item)]].append(item)
     grouped = {member for group in groups.values() for member in group}
     load = [0] * workers
@@ -122,13 +121,14 @@ def pytest_collection_modifyitems(session, config, items):
         fits = [i for i in range(workers) if sum(map(len, slices[i])) + len(group) <= sizes[i]]
         i = min(fits or range(workers), key=lambda i: (load[i], i))
         slices[i].append(group)
-        load[i] += LONGEST[_key(head)]
+        load[i] += sum(LONGEST.get(_key(item), 0) for item in group)
     # In each slice the tests that need the firmware image come after the others, so that
     # the image is built (in the background, below) while those run.
     order = []
     rest = iter([item for item in items if item not in grouped])
     for groups_here, size in zip(slices, sizes):
-        groups_here.sort(key=lambda group: (_needs_image(group[0]), -LONGEST[_key(group[0])]))
+        groups_here.sort(key=lambda group: (any(map(_needs_image, group)),
+                                            -sum(LONGEST.get(_key(item), 0) for item in group)))
         here = [item for group in groups_here for item in group]
         here.extend(item for _, item in zip(range(size - len(here)), rest))
         order += here
