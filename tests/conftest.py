@@ -50,7 +50,7 @@ LONGEST = {
     "test_pico_deploy.py::test_deploy_onto_a_blank_board_then_again_onto_the_running_game": 198,
     "test_circuitpython_heap.py::test_circuitpython_plays_level_5_seats_and_hints_at_level_4": 188,
     "test_circuitpython.py::test_sowings_animate_to_the_state_on_the_rings": 172,
-    "test_hub_restart.py::test_the_tournament_ends_and_the_standings_equal_a_recount_from_the_logs": 158,
+    "test_hub_restart.py::test_the_hub_survives_its_restart_and_a_wiped_board": 190,
     "test_circuitpython.py::test_the_watchdog_resets_a_board_whose_loop_stops_feeding_it": 129,
     "test_powercut.py::test_power_cuts_restore_the_last_acknowledged_state[rp2040-deploy-3-0.6]": 123,
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[image-quad]": 120,
@@ -61,7 +61,6 @@ LONGEST = {
     "test_circuitpython.py::test_a_power_cut_inside_any_flash_operation_keeps_the_acknowledged_game": 42,
     "test_hub_page.py::test_the_page_reads_from_the_back_and_names_every_player": 40,
     "test_solver.py::test_whole_small_boards_against_the_reference[4-3-False-True]": 33,
-    "test_hub_restart.py::test_a_hub_killed_mid_round_carries_on_after_a_restart": 31,
     "test_rp2040_harness.py::test_the_board_boots_answers_and_its_scan_finds_every_chip[quad-deploy]": 29,
     "test_firmware_mpcompat.py::test_the_host_wheel_ships_mpcompat_and_its_engine_searches_alone": 28,
     "test_powercut.py::test_power_cuts_restore_the_last_acknowledged_state[unix-None-60-0.02]": 28,
@@ -105,7 +104,8 @@ def pytest_collection_modifyitems(session, config, items):
     module = lambda item: str(item.fspath)  # noqa: E731
     # A module with a long test is one group, led by its longest: its tests stay together,
     # in their own order (they share its module-scoped fixtures, one emulated boot, say, and
-    # some are steps of one story: tests/test_hub_restart.py), weighed by their sum.
+    # stealing can still take a module's last tests to another process, so a story of
+    # steps is one test: tests/test_hub_restart.py), weighed by their sum.
     heads = {}
     for item in sorted((item for item in items if _key(item) in LONGEST),
                        key=lambda item: -LONGEST[_key(item)]):  # stable: the same order in
