@@ -1,6 +1,7 @@
 """The exact solver for a class, on the host machine: `hint --exact` on every position of a
 recorded Kalah(6,4) game within the default time budget, and `analyze --exact` of the whole
-game, with the opening book (`make book`, build/book).
+game, with the opening book shipped in the package (solver/books, `make book`) and, when
+`make book` wrote it, the full endgame table (build/book), on the shared solvers' threads.
 
     .venv/bin/python bench/exact_class.py [--preset kalah] [--level 3] [--seed 1] [--quick]
 
@@ -70,9 +71,9 @@ def main():
     rules = Rules.from_dict(entry["rules"])
     book = opening.load(rules.capture == "always", rules.wipeout_capture)
     print("Kalah(6,4) %s, CPU level %d against itself (seed %d): %d moves; opening book: %d "
-          "positions (%s); budget %g s a position; load average %s" % (
+          "positions (%s); %d search thread(s); budget %g s a position; load average %s" % (
               args.preset, args.level, args.seed, len(states), len(book),
-              opening.default_folder(), budget.seconds, load()))
+              opening.default_folder(), solver.THREADS, budget.seconds, load()))
     times, missed = [], []
     for number, state in enumerate(states[:8] if args.quick else states, 1):
         solver._SOLVERS.clear()  # a new command: fresh tables

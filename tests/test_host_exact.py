@@ -16,7 +16,7 @@ import pytest
 from fakeport import ANSWER, FakePort, board_script, run
 from mancala import Game, Rules
 from mancala_host.logs import gamelog
-from mancala_host.solver import Exact
+from mancala_host.solver import Exact, TooBig
 from test_host_analyze import mb, play_game, write_log
 from test_solver import brute_force, game_at
 
@@ -226,3 +226,18 @@ def test_ctrl_c_stops_a_long_search_in_one_sentence(tmp_path):
     last = [t for t in shown.replace("\r", "\n").split("\n") if t.strip()][-1]
     assert last == "Stopped: Ctrl-C ended the exact analysis of %s (game 1 of 1)." % log
     assert "Exact search" not in out
+
+
+def test_a_node_budget_reaches_as_far_on_a_two_thread_solver_as_on_one():
+    # The shared solvers search on both cores (solver.THREADS); a search given a node budget
+    # runs on one thread, so that it stops at exactly that many nodes every time (a second
+    # thread, which joins after 262,144 nodes, would count its own at its checks). A Kalah(6,4)
+    # position after two moves needs tens of millions.
+    r = Rules.from_dict({"preset": "kalah", "seeds": 4})
+    pits = (5, 5, 5, 4, 4, 0, 5, 5, 5, 4, 4, 0)
+    for _ in range(2):
+        solver = Exact(r, tt_bits=18, threads=2)
+        with pytest.raises(TooBig):
+            solver.pits_value(pits, max_nodes=400000)
+        assert solver.nodes == 400001
+        assert solver.threads == 2

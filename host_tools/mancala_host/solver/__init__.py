@@ -21,6 +21,7 @@ a search.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -70,7 +71,8 @@ class Exact:
         """book: {pits: value} of positions known without search (for_rules gives the
         opening book); None: every value is searched. threads: the threads each search runs
         on (1 to 8), sharing the tables; with more than one, the values are the same but
-        the node counts, and so what a node budget reaches, change from run to run."""
+        the node counts change from run to run, so a search given max_nodes runs on one
+        thread: what a node budget reaches stays the same every time."""
         reason = unsupported(rules)
         if reason:
             raise ValueError(reason)
@@ -80,6 +82,7 @@ class Exact:
                               threads)
         self._lock = threading.Lock()
         self.book = book or {}
+        self.threads = threads
 
     @property
     def nodes(self) -> int:
@@ -96,6 +99,7 @@ class Exact:
         if known is not None:
             return known
         with self._lock:
+            self._solver.threads = 1 if max_nodes else self.threads
             try:
                 return self._solver.value(pits, max_nodes or 0, guess, deadline or 0.0)
             except BudgetExceeded:
@@ -150,12 +154,15 @@ class Exact:
 
 
 _SOLVERS: dict = {}
+# The threads of a shared solver's search: both cores of a two-core machine, where the time
+# budget of hint, analyze, web --exact and the hub's grading then buys twice the search.
+THREADS = min(2, os.cpu_count() or 1)
 
 
 def for_rules(rules: Rules) -> Exact:
-    """One shared solver for each set of rules, so that its tables serve every caller, with
-    the opening book and the full endgame table that `make book` wrote for them if they are
-    there (book.load, book.load_endgame: BookError in one sentence if a file is not one)."""
+    """One shared solver for each set of rules, so that its tables serve every caller, on
+    THREADS threads, with the opening book (shipped in the package) and the full endgame
+    table that `make book` wrote for them if they are there (book.load, book.load_endgame: BookError in one sentence if a file is not one)."""
     from . import book
     key = (rules.pits, rules.capture, rules.wipeout_capture, book.default_folder(),
            book.tables_folder())
@@ -164,7 +171,7 @@ def for_rules(rules: Rules) -> Exact:
         always, opening = rules.capture == "always", rules.pits == book.PITS
         known = book.load(always, rules.wipeout_capture) \
             if opening and not unsupported(rules) else {}
-        solver = Exact(rules, book=known)
+        solver = Exact(rules, book=known, threads=THREADS)
         if opening:
             book.load_endgame(solver._solver, always, rules.wipeout_capture, DB_STONES)
         _SOLVERS[key] = solver
