@@ -162,6 +162,10 @@ def test_two_threads_find_the_values_one_finds(always, wipeout):
         assert two.threads == 2 and two.nodes > 0
     if not always and wipeout:
         assert Solver(6, always, wipeout, 20, 10, threads=2).value((3,) * 12) == 2
+    # The endgame table is filled on the calling thread alone, whatever threads says.
+    two = Solver(6, always, wipeout, 16, 7, threads=2)
+    two.help_after = 0
+    assert two.endgame() == Solver(6, always, wipeout, 16, 7).endgame()
     with pytest.raises(ValueError, match="threads must be 1 to 8, got 9"):
         Solver(threads=9)
 

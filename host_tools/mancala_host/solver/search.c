@@ -671,6 +671,7 @@ int core_endgame(Core *s, int8_t *out)
     int m = 2 * s->n, why;
     Worker *w = &s->w[0];
     begin(s, 1);
+    s->started = 1;             /* on this thread alone: no helper ever starts */
     w->aborted = s->done ? s->why : GO_ON;
     for (r = 0; r < s->db_size && !w->aborted; r++) {
         uint8_t p[MAXPITS];
