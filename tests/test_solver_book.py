@@ -56,7 +56,7 @@ def check_plies(name, head, values):
     move, minus it when the turn passes."""
     always, wipeout = book.PRESETS[name]
     assert (head["always"], head["wipeout"], head["plies"]) == (always, wipeout,
-                                                              book.PLIES[head["seeds"]])
+                                                              book.PLIES[(name, head["seeds"])])
     r = Rules.from_dict({"preset": name, "seeds": head["seeds"]})
     solver = Exact(r, tt_bits=16)
     found = book.layers(solver._solver, head["seeds"], head["plies"])

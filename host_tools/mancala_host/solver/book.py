@@ -15,7 +15,7 @@ which MANCALA_BOOK=DIR then makes the commands read instead.
 A position is its 12 pits from the side to move (the mover's pits 1..6, then the other
 seat's), as the solver sees it; its value is the final store difference that perfect play
 still adds, for the side to move (the stores never change what is left to win). The book of
-a start holds every position reached from it in at most PLIES[seeds] moves (an extra move
+a start holds every position reached from it in at most PLIES[preset, seeds] moves (an extra move
 counts as a move), over or not: the positions of the last ply are searched by the solver,
 every earlier one is the best of its moves' values, so it needs no search. The values are
 exact, so the file is the same bytes on every machine and with any version of the search;
@@ -53,7 +53,9 @@ from ._kalah import Solver
 PITS = 6
 # How many plies each start's book covers, chosen by what a ply costs to make and what it
 # saves (docs/host-tool.md §16).
-PLIES = {3: 1, 4: 1}
+PLIES = {("kalah", 3): 1, ("kalah-empty-capture", 3): 1,
+         ("kalah", 4): 1, ("kalah-empty-capture", 4): 2}
+SEEDS = (3, 4)
 MAGIC = b"MKOB"
 VERSION = 1
 HEADER = 16
@@ -193,7 +195,9 @@ def pack(always: bool, wipeout: bool, seeds: int, plies: int,
 
 def build(always: bool, wipeout: bool, seeds: int, plies: Optional[int] = None,
           progress: Optional[Callable[[int, int], None]] = None) -> bytes:
-    plies = PLIES[seeds] if plies is None else plies
+    if plies is None:
+        name = [n for n, rules in PRESETS.items() if rules == (always, wipeout)][0]
+        plies = PLIES[(name, seeds)]
     return pack(always, wipeout, seeds, plies, solve(always, wipeout, seeds, plies, progress))
 
 
@@ -221,7 +225,7 @@ def load(always: bool, wipeout: bool, folder: Optional[str] = None) -> Dict[Posi
     for preset, rules in sorted(PRESETS.items()):
         if rules != (always, wipeout):
             continue
-        for seeds in sorted(PLIES):
+        for seeds in SEEDS:
             path = os.path.join(folder, file_name(preset, seeds))
             try:
                 with open(path, "rb") as f:
@@ -250,7 +254,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--out", default=None,
                    help="write the books and the endgame tables here (default: the books into "
                         "the package, %s, the tables into build/book)" % PACKAGED)
-    p.add_argument("--seeds", type=int, nargs="+", default=sorted(PLIES), choices=sorted(PLIES),
+    p.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), choices=SEEDS,
                    help="which starts (default: all)")
     p.add_argument("--preset", nargs="+", default=sorted(PRESETS), choices=sorted(PRESETS),
                    help="which rules (default: both presets)")
@@ -292,7 +296,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 sys.stderr.write("\n")
             write(path, data)
             print("%s: %d positions, %d plies, %d bytes, %.1f s, sha256 %s" % (
-                path, (len(data) - HEADER) // ENTRY, PLIES[seeds], len(data),
+                path, (len(data) - HEADER) // ENTRY, PLIES[(name, seeds)], len(data),
                 time.monotonic() - start, hashlib.sha256(data).hexdigest()))
     return 0
 
