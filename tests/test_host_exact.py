@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -175,8 +176,12 @@ def _in_a_terminal(argv, env, until=None):
     seen = []
 
     def read(text=None):
+        end = time.monotonic() + 120
         while text is None or text not in "".join(seen):
-            ready, _, _ = select.select([master], [], [], 120)
+            left = end - time.monotonic()
+            assert left > 0, "%s within 2 minutes; the terminal shows %r" % (
+                "no %r" % text if text else "the process did not end", "".join(seen)[-400:])
+            ready, _, _ = select.select([master], [], [], left)
             assert ready, "nothing on the terminal for 2 minutes: %r" % "".join(seen)
             try:
                 chunk = os.read(master, 4096)
@@ -199,6 +204,8 @@ def test_a_long_search_shows_a_progress_line_on_a_terminal_and_wipes_it(tmp_path
         out = proc.communicate(timeout=120)[0].decode()
     finally:
         os.close(master)
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 0
     assert "\rExact search: move 1 of 1, " in shown and " of 2 s, " in shown
     assert "million positions (Ctrl-C stops it)" in shown
@@ -217,10 +224,14 @@ def test_ctrl_c_stops_a_long_search_in_one_sentence(tmp_path):
     try:
         read("million positions")  # the search is under way
         proc.send_signal(signal.SIGINT)
-        out = proc.communicate(timeout=120)[0].decode()
+        # the terminal is read to the end first: a process that writes to a terminal nobody
+        # reads stops when its buffer is full, and would never end
         shown = read()
+        out = proc.communicate(timeout=120)[0].decode()
     finally:
         os.close(master)
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 130
     assert "Traceback" not in shown
     last = [t for t in shown.replace("\r", "\n").split("\n") if t.strip()][-1]
