@@ -97,9 +97,9 @@ def test_a_state_that_is_no_position_is_refused_with_a_sentence(board):
     assert answer["error"]["message"].startswith("state is not a position of a game: ")
     answer = board.request("new_game", state=before, first=1)
     assert answer["error"]["code"] == "bad_request"
-    # a finished game (every stone in a store) is no position to play from
+    # a finished game (every stone in a store, no seat active) is no position to play from
     over = dict(before, pits=[[0] * 6, [0] * 6], stores=[30, 18], turn=None, over=True,
-                places=[1, 2])
+                places=[1, 2], active=[])
     answer = board.request("new_game", state=over)
     assert answer["error"] == {"code": "bad_request", "message": "state is not a position of a "
                                "game: it is a finished game; give one with a seat to move."}

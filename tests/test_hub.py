@@ -20,21 +20,42 @@ from waits import HANG_S, wait_for
 N = 6
 
 
+HUMANS = [{"kind": "human"}] * 2
+
+
+def _live(url):
+    wait_tiles(url, "every board live",
+               lambda t: len(t) == N and all(x["status"] == "live" for x in t.values()))
+
+
 @pytest.fixture(scope="module")
-def room(tmp_path_factory):
+def _room(tmp_path_factory):
+    """The boards, the hub's folder and [the hub, its url]: the last test of the module
+    stops the hub, and `room` starts it again for a test that comes after."""
     tmp = tmp_path_factory.mktemp("hub")
     boards = start_boards(tmp, N)
-    hub, url = start_hub(tmp / "class", boards)
+    running = list(start_hub(tmp / "class", boards))
     try:
-        wait_tiles(url, "every board live",
-                   lambda t: len(t) == N and all(x["status"] == "live" for x in t.values()))
-        assert post(url, "settings", animation_ms=0)["ok"]
-        yield boards, url, tmp / "class", hub
+        _live(running[1])
+        assert post(running[1], "settings", animation_ms=0)["ok"]
+        yield boards, tmp / "class", running
     finally:
-        if hub.poll() is None:
-            stop_hub(hub)
+        if running[0].poll() is None:
+            stop_hub(running[0])
         for b in boards:
             b.stop()
+
+
+@pytest.fixture
+def room(_room):
+    """(boards, url, folder, hub), the hub running: make test's worksteal may run the tests
+    of this module in any subset, and a test run alone or after the one that stops the hub
+    gets a hub again, on the same boards and folder."""
+    boards, folder, running = _room
+    if running[0].poll() is not None:
+        running[:] = start_hub(folder, boards)
+        _live(running[1])
+    return boards, running[1], folder, running[0]
 
 
 def _all_ok(answer):
@@ -47,7 +68,7 @@ def test_every_tile_follows_its_board(room):
     boards, url, _, _ = room
     for i, b in enumerate(boards):
         _all_ok(post(url, "label", board=b.key, label="table %d" % (i + 1)))
-    _all_ok(post(url, "settings", variant="kalah", seeds=4))
+    _all_ok(post(url, "settings", variant="kalah", seeds=4, seats=HUMANS))
     _all_ok(post(url, "start"))
     # board i plays i + 1 moves on its pads: each tile must show its own board's position
     expected = {}
@@ -69,7 +90,7 @@ def test_every_tile_follows_its_board(room):
 
 def test_one_setting_reaches_all_and_a_refusal_shows_on_the_tiles(room):
     boards, url, _, _ = room
-    _all_ok(post(url, "settings", variant="kalah", seeds=5, move_time_limit=30))
+    _all_ok(post(url, "settings", variant="kalah", seeds=5, move_time_limit=30, seats=HUMANS))
     _all_ok(post(url, "start"))
     t = wait_tiles(url, "every board's new game", lambda t: all(
         x["state"]["rules"]["seeds"] == 5 and sum(x["state"]["stores"]) == 0 and
@@ -127,8 +148,7 @@ def test_a_round_robin_with_cpu_seats_plays_out_and_the_standings_match(room):
 def test_a_change_made_on_a_locked_board_is_put_back(room):
     boards, url, _, _ = room
     b = boards[3]
-    humans = [{"kind": "human"}] * 2
-    _all_ok(post(url, "settings", boards=[b.key], seats=humans))
+    _all_ok(post(url, "settings", boards=[b.key], seats=HUMANS))
     _all_ok(post(url, "start", boards=[b.key]))
     _all_ok(post(url, "lock", boards=[b.key]))
     assert tiles(url)[b.key]["locked"]
@@ -146,7 +166,7 @@ def test_a_change_made_on_a_locked_board_is_put_back(room):
 def test_a_board_slow_to_answer_keeps_its_line(room):
     boards, url, _, _ = room
     b = boards[4]
-    _all_ok(post(url, "settings", boards=[b.key], seats=[{"kind": "human"}] * 2))
+    _all_ok(post(url, "settings", boards=[b.key], seats=HUMANS))
     _all_ok(post(url, "start", boards=[b.key]))
     game = Game.from_dict(wait_tiles(url, "a new game", lambda t: _fresh(t[b.key]["state"]))[b.key]["state"])
     seat, pit = game.turn, game.legal_moves()[0]
@@ -182,7 +202,7 @@ def _logged(folder, key):
 def test_a_board_killed_and_restarted_mid_game_comes_back_with_its_game_logged_once(room):
     boards, url, folder, hub = room
     b = boards[2]
-    _all_ok(post(url, "settings", boards=[b.key], seats=[{"kind": "human"}] * 2))
+    _all_ok(post(url, "settings", boards=[b.key], seats=HUMANS))
     _all_ok(post(url, "start", boards=[b.key]))
     game = Game.from_dict(wait_tiles(url, "a new game", lambda t: sum(t[b.key]["state"]["stores"]) == 0
                                      and not t[b.key]["state"]["over"])[b.key]["state"])

@@ -8,9 +8,17 @@ from boardsim import Board
 
 
 @pytest.fixture(scope="module")
-def board():
+def _board():
     with Board("duo") as b:
         yield b
+
+
+@pytest.fixture
+def board(_board):
+    """The module's board, without the events earlier tests left unread: a test may run
+    alone, or after any others (make test's worksteal)."""
+    _board.take_events()
+    return _board
 
 
 def _code(ans):
@@ -108,6 +116,7 @@ def test_set_config_errors_name_the_key_and_apply_nothing(board):
 
 
 def test_set_config_applies_saves_and_announces(board):
+    board.ok("new_game", rules={"variant": "kalah"})   # a Kalah game in progress
     ans = board.ok("set_config", config={"brightness": 70, "animation_ms": 0,
                                           "rules": {"variant": "basic", "pits": 4}})
     c = ans["config"]
