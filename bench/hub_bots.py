@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "host_tools"),
                 os.path.join(ROOT, "firmware", "lib")]
 
-from hubsim import get, post, start_boards, start_hub, stop_hub, wait_tiles  # noqa: E402
+from hubsim import get, next_line, post, start_boards, start_hub, stop_hub, wait_tiles  # noqa: E402
 from kgpclient import Kgp  # noqa: E402
 from waits import wait_for  # noqa: E402
 from hub import _proc  # noqa: E402
@@ -63,7 +63,7 @@ def main():
         boards = start_boards(tmp, n)
         hub, url = start_hub(tmp / "class", boards, "--kgp-time", "30", "--grade-nodes", "1000")
         try:
-            port = int(re.search(r":(\d+); ", hub.stdout.readline()).group(1))
+            port = int(re.search(r":(\d+); ", next_line(hub, 1)).group(1))
             wait_tiles(url, "every board live", lambda t: len(t) == n and
                        all(x["status"] == "live" for x in t.values()), deadline_s=300)
             post(url, "settings", animation_ms=0)

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 
@@ -69,11 +70,32 @@ def start_hub(folder, boards, *more):
         hub.kill()
         raise AssertionError("the hub did not start: " + line + hub.stderr.read())
     token = hub.stdout.readline().split(": ")[-1].strip()
+    _drain(hub)
     url = line.split(" at ")[1].split()[0].split("?")[0]
     if "--host" in more:   # another address than loopback: a test reaches it on loopback
         url = "http://127.0.0.1:" + url.rsplit(":", 1)[1]
     TOKENS[url] = token
     return hub, url
+
+
+def _drain(hub):
+    """Read the hub's stdout and stderr from now on, into hub.out and hub.err (lists of
+    lines), so that a hub that writes much never stops on a full pipe, and a failing test can
+    show what it said."""
+    hub.out, hub.err = [], []
+
+    def read(stream, lines):
+        for line in stream:
+            lines.append(line)
+
+    for stream, lines in ((hub.stdout, hub.out), (hub.stderr, hub.err)):
+        threading.Thread(target=read, args=(stream, lines), daemon=True).start()
+
+
+def next_line(hub, n):
+    """The hub's nth line on stdout after its url and token (1: the next), once printed."""
+    return wait_for("the hub's line %d (stderr: %r)" % (n, hub.err[-5:]),
+                    lambda: hub.out[n - 1] if len(hub.out) >= n else None)
 
 
 def stop_hub(hub):

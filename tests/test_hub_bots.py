@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from hubsim import get, post, start_boards, start_hub, stop_hub, wait_tiles
+from hubsim import get, next_line, post, start_boards, start_hub, stop_hub, wait_tiles
 from kgpclient import Kgp
 from test_host_sim import ENV
 from waits import wait_for
@@ -50,7 +50,7 @@ def test_two_bots_and_a_cpu_play_a_round_robin_on_the_boards(tmp_path):
     boards = start_boards(tmp_path, 2)
     hub, url = start_hub(tmp_path / "class", boards, "--grade-nodes", "20000")
     try:
-        line = hub.stdout.readline()
+        line = next_line(hub, 1)
         port = int(re.search(r":(\d+); ", line).group(1))
         wait_tiles(url, "both boards live",
                    lambda t: len(t) == 2 and all(x["status"] == "live" for x in t.values()))
