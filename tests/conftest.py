@@ -37,14 +37,16 @@ else:
 # Two tests waited for the firmware image in that run, or built it: they count as
 # they run with the image built (test_image_board 472 s there, 45 s alone at load 13;
 # test_rp2040_harness's duo-image case 226 s there, counted as its quad case).
+# test_circuitpython.py's ids and Ctrl-C tests count without the boot (about 60 s there) they
+# now share with its sowings test.
 LONGEST = {
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[deploy-quad]": 500,
     "test_pico_endgame.py::test_level_5_keeps_the_exact_value_in_50_covered_endgames": 414,
-    "test_circuitpython.py::test_ids_moves_and_the_last_finished_game_through_a_power_cut": 357,
+    "test_circuitpython.py::test_ids_moves_and_the_last_finished_game_through_a_power_cut": 297,
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[deploy-duo]": 315,
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[circuitpython-quad]": 310,
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[image-duo]": 282,
-    "test_circuitpython.py::test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game": 243,
+    "test_circuitpython.py::test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game": 183,
     "test_circuitpython.py::test_power_cuts_inside_nvm_writes_on_the_emulated_pico": 211,
     "test_release_matrix.py::test_a_cpu_game_at_the_strongest_level_through_a_power_cut[circuitpython-duo]": 205,
     "test_pico_deploy.py::test_deploy_onto_a_blank_board_then_again_onto_the_running_game": 198,

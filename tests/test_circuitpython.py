@@ -6,7 +6,8 @@ refused, one saved by MicroPython restored at 4), through a power cut, on both p
 tests/test_release_matrix.py's.
 
 The emulated part stays small: CircuitPython compiles the firmware from source at each boot
-(about half a minute of host time), and a move takes about a host second.
+(about half a minute of host time), and a move takes about a host second. The tests of the
+game's own code.py (sowings, ids through a power cut, Ctrl-C) share one boot.
 """
 import json
 import os
@@ -14,6 +15,7 @@ import random
 import shutil
 import time
 import types
+from pathlib import Path
 
 import pytest
 
@@ -728,8 +730,38 @@ LEVEL_5_RESTORED = ("The saved seat %d played at CPU level 5, which CircuitPytho
                     "offer; it plays at level 4, the strongest here.")
 
 
+@pytest.fixture(scope="module")
+def _booted(tmp_path_factory):
+    """One boot of the CircuitPython edition, on a new flash, with its frames and its trace,
+    for the tests below (each boot costs about 17 s of host CPU: CircuitPython compiles the
+    firmware at every boot). Its first boot event is kept as first_boot."""
+    folder = tmp_path_factory.mktemp("circuitpython")
+    board = circuitpython_board(folder / "flash", "duo", frames=True,
+                                trace=str(folder / "trace.jsonl"))
+    board.first_boot = board.boot
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+@pytest.fixture
+def booted(_booted, request):
+    """The shared board, running the game, its pending events dropped. The tests on it
+    depend on none of one another's effects (game ids are counted from what the board says,
+    not from 1) and leave it running the game; a test that fails may not, so the board is
+    powered up again (on its flash) after a failure."""
+    board = _booted
+    board.take_events()
+    failed = request.session.testsfailed
+    yield board
+    if request.session.testsfailed != failed:
+        board.close()
+        board.start()
+
+
 @needs_circuitpython
-def test_sowings_animate_to_the_state_on_the_rings(tmp_path):
+def test_sowings_animate_to_the_state_on_the_rings(booted):
     """Moves with animations on (20 ms a step): after each, the rings come to show the state
     the board answered. The whole game on this edition, the power cut, level 4 as the
     strongest level (5 refused, a saved 5 played as 4) are the release matrix's
@@ -740,103 +772,99 @@ def test_sowings_animate_to_the_state_on_the_rings(tmp_path):
 
     prof = profiles.load(os.path.join(ROOT, "hardware", "profiles", "duo.json"))
     rng = random.Random("animated")
-    board = circuitpython_board(tmp_path / "flash", "duo", frames=True)
+    board = booted
     frames = board.frames_path
-    try:
-        assert board.boot["board"] == "duo"
-        board.ok("set_config", config={"animation_ms": 20})
-        state = board.ok("new_game", rules={"variant": "kalah"})["state"]
-        game = Game.from_dict(state)
-        assert _settles(frames, prof, state)
-        assert _play(board, game, rng, frames, prof, moves=12) == 12
-        memory = board.ok("diag", action="memory")
-        assert memory["min_free"] >= 16 * 1024, memory
-        assert not [line for line in board.other if "Traceback" in line], board.other
-    finally:
-        board.close()
+    other = len(board.other)
+    assert board.boot["board"] == "duo"
+    board.ok("set_config", config={"animation_ms": 20})
+    state = board.ok("new_game", rules={"variant": "kalah"})["state"]
+    game = Game.from_dict(state)
+    assert _settles(frames, prof, state)
+    assert _play(board, game, rng, frames, prof, moves=12) == 12
+    memory = board.ok("diag", action="memory")
+    assert memory["min_free"] >= 16 * 1024, memory
+    assert not [line for line in board.other[other:] if "Traceback" in line], board.other
 
 
 # ------------------------------------------------------------------ the games handed over
 @needs_circuitpython
-def test_ids_moves_and_the_last_finished_game_through_a_power_cut(tmp_path):
+def test_ids_moves_and_the_last_finished_game_through_a_power_cut(booted):
     """Protocol version 2 on this edition: the board's id is its flash chip's (the emulated
-    chip's, kept beside the flash), game ids count on through a power cut, state since k,
-    and the last finished game, kept in the nvm sector beside the settings and the game,
-    comes back after the cut. The MicroPython edition's are tests/test_board_record.py."""
+    chip's, kept beside the flash), a new flash boots into game 1, game ids count on
+    through a power cut, state since k, and the last finished game, kept in the nvm sector
+    beside the settings and the game, comes back after the cut. The MicroPython edition's
+    are tests/test_board_record.py."""
     from test_board_record import POSITION, replay
 
-    flash = tmp_path / "flash"
-    board = circuitpython_board(flash, "duo")
-    try:
-        hello = board.ok("hello")
-        assert hello["protocol"] == 2 and {"games", "game"} <= set(hello["commands"])
-        assert hello["board_id"] == (flash / ".unique_id").read_bytes().hex()
-        assert board.boot["game"] == 1
-        board.ok("set_config", config={"animation_ms": 0})
-        first = board.ok("new_game", state=POSITION)["game"]
-        board.ok("press", pit=6)
-        board.ok("press", pit=1)
-        since = board.ok("state", since=1)
-        assert (first, since["history"], since["base"]) == (2, "1", POSITION)
-        board.ok("resign", seat=1)
-        assert board.wait_event("game_over")["game"] == first
-        board.ok("new_game", rules={"variant": "kalah"})
-        board.ok("press", pit=3)
-        board.ok("resign", seat=0)
-        done = board.ok("game", game=3)
-        assert (done["history"], replay(done).to_dict()) == ("3A", done["state"])
-        assert [g["game"] for g in board.ok("games")["games"]] == [3]  # the last one only
-        assert board.request("game", game=first)["error"]["code"] == "unknown_game"
-        board.kill()  # a power cut
-        board.start()
-        assert board.boot["game"] == 3 and board.ok("hello")["board_id"] == hello["board_id"]
-        assert board.ok("game", game=3) == dict(done, id=board._id)
-        assert board.ok("new_game")["game"] == 4
-        assert not [line for line in board.other if "Traceback" in line], board.other
-    finally:
-        board.close()
+    board = booted
+    other = len(board.other)
+    hello = board.ok("hello")
+    assert hello["protocol"] == 2 and {"games", "game"} <= set(hello["commands"])
+    assert hello["board_id"] == (Path(board.flash) / ".unique_id").read_bytes().hex()
+    assert board.first_boot["game"] == 1  # the shared board's flash was new
+    board.ok("set_config", config={"animation_ms": 0})
+    now = board.ok("state")["game"]
+    first = board.ok("new_game", state=POSITION)["game"]
+    board.ok("press", pit=6)
+    board.ok("press", pit=1)
+    since = board.ok("state", since=1)
+    assert (first, since["history"], since["base"]) == (now + 1, "1", POSITION)
+    board.ok("resign", seat=1)
+    assert board.wait_event("game_over")["game"] == first
+    assert board.ok("new_game", rules={"variant": "kalah"})["game"] == first + 1
+    board.ok("press", pit=3)
+    board.ok("resign", seat=0)
+    done = board.ok("game", game=first + 1)
+    assert (done["history"], replay(done).to_dict()) == ("3A", done["state"])
+    assert [g["game"] for g in board.ok("games")["games"]] == [first + 1]  # the last one only
+    assert board.request("game", game=first)["error"]["code"] == "unknown_game"
+    board.kill()  # a power cut
+    board.start()
+    assert board.boot["game"] == first + 1
+    assert board.ok("hello")["board_id"] == hello["board_id"]
+    assert board.ok("game", game=first + 1) == dict(done, id=board._id)
+    assert board.ok("new_game")["game"] == first + 2
+    assert not [line for line in board.other[other:] if "Traceback" in line], board.other
 
 
 # ------------------------------------------------------------------ Ctrl-C and the REPL
 @needs_circuitpython
-def test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game(tmp_path):
+def test_ctrl_c_gives_the_repl_with_the_watchdog_stopped_and_ctrl_d_the_game(booted):
     """A host breaking in (mpremote, circup, a person in a terminal): the REPL answers, and
     stays up through 10 s of the board's time (the game's 8 s watchdog is stopped: no reset
     in the trace); Ctrl-D
     starts the game again. Each step waits for what the board sends, not for a time: the
     Ctrl-C goes once the game is in its loop (CircuitPython flushes what it has received
     with a Ctrl-C, so a key sent with it would be lost), the key once the board asks for it."""
-    trace = tmp_path / "trace.jsonl"
-    board = circuitpython_board(tmp_path / "flash", trace=str(trace))
-    try:
-        assert board.boot["board"] == "duo"
-        board.ok("hello")  # in the main loop: the watchdog has been fed, so it runs
-        at = board.mark()
-        board.send_raw(b"\x03")
-        board.until(b"Press any key to enter the REPL", at)
-        at = board.mark()
-        board.send_raw(b"\r")
-        board.until(b">>> ", at)
-        at = board.mark()
-        board.send_raw(b"\x01")  # the raw REPL, as mpremote uses it
-        board.until(b"raw REPL; CTRL-B to exit\r\n>", at)
-        at = board.mark()
-        board.send_raw(b"import time\r\ntime.sleep(10)\r\nprint('slept')\x04")
-        answer = board.until(b"\x04>", at)
-        assert answer == b"OKslept\r\n\x04\x04>", answer
-        at = board.mark()
-        board.send_raw(b"\x02")  # back to the friendly REPL
-        board.until(b">>> ", at)
-        at = board.mark()
-        board.send_raw(b"\x04")  # Ctrl-D: CircuitPython runs code.py again
-        board.until(b'"event": "boot"', at)
-        boot = board.wait_event("boot")
-        assert boot["board"] == "duo", boot
-        board.ok("hello")
-        assert not [line for line in _trace(trace) if line.get("kind") == "reset"]
-        assert not [line for line in board.other if "Traceback" in line], board.other
-    finally:
-        board.close()
+    board = booted
+    other, traced = len(board.other), len(_trace(board.trace_path))
+    assert board.boot["board"] == "duo"
+    board.ok("hello")  # in the main loop: the watchdog has been fed, so it runs
+    at = board.mark()
+    board.send_raw(b"\x03")
+    board.until(b"Press any key to enter the REPL", at)
+    at = board.mark()
+    board.send_raw(b"\r")
+    board.until(b">>> ", at)
+    at = board.mark()
+    board.send_raw(b"\x01")  # the raw REPL, as mpremote uses it
+    board.until(b"raw REPL; CTRL-B to exit\r\n>", at)
+    at = board.mark()
+    board.send_raw(b"import time\r\ntime.sleep(10)\r\nprint('slept')\x04")
+    answer = board.until(b"\x04>", at)
+    assert answer == b"OKslept\r\n\x04\x04>", answer
+    at = board.mark()
+    board.send_raw(b"\x02")  # back to the friendly REPL
+    board.until(b">>> ", at)
+    at = board.mark()
+    board.send_raw(b"\x04")  # Ctrl-D: CircuitPython runs code.py again
+    board.until(b'"event": "boot"', at)
+    boot = board.wait_event("boot")
+    assert boot["board"] == "duo", boot
+    board.ok("hello")
+    assert not [line for line in _trace(board.trace_path)[traced:]
+                if line.get("kind") == "reset"]
+    assert not [line for line in board.other[other:] if "Traceback" in line], board.other
 
 
 WATCHDOG_MAIN = b"""import time
