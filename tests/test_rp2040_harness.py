@@ -17,7 +17,7 @@ import threading
 import pytest
 
 import firmware_image
-from boardsim import Board, read_back
+from boardsim import PICO_TIMEOUT, Board, read_back
 from conftest import ROOT
 from test_sim_helpers import one_sentence
 
@@ -26,7 +26,8 @@ from mancala_host.sim import launcher, rp2040
 from mancala_host.sim.devices import Devices
 
 MIRROR = os.environ.get(rp2040.MIRROR_ENV) or os.path.join(ROOT, "build", "rp2")
-TIMEOUT = 60.0  # host seconds; reached only when something is broken
+# host seconds; reached only when something is broken (a line at load 24 took longer than 60)
+TIMEOUT = PICO_TIMEOUT
 
 needs_emulator = pytest.mark.skipif(
     not os.path.isfile(os.path.join(MIRROR, rp2040.IMAGE))
