@@ -3,6 +3,7 @@ game, checked against each other from move to move and against the game's result
 fall-back sentences for Basic and for positions past the budget (time or nodes), the hint on a
 scripted board, and in a real process: the progress line on a terminal (a pty) and Ctrl-C."""
 
+import contextlib
 import json
 import os
 import pty
@@ -166,9 +167,11 @@ def _unsolved_log(tmp_path):
     return str(log), dict(os.environ, MANCALA_BOOK=str(tmp_path / "no-book"))
 
 
-def _in_a_terminal(argv, env, until=None):
+@contextlib.contextmanager
+def _in_a_terminal(argv, env):
     """mancala-board argv with stderr on a pty: (process, read) where read(text) reads what
-    it wrote there until text appears (None: until it exits) and returns all of it."""
+    it wrote there until text appears (None: until it exits) and returns all of it; the pty
+    is closed and the process killed if still running on the way out."""
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "mancala_host"] + argv, env=env,
                             stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
@@ -193,19 +196,19 @@ def _in_a_terminal(argv, env, until=None):
             seen.append(chunk.decode())
         return "".join(seen)
 
-    return proc, read, master
-
-
-def test_a_long_search_shows_a_progress_line_on_a_terminal_and_wipes_it(tmp_path):
-    log, env = _unsolved_log(tmp_path)
-    proc, read, master = _in_a_terminal(["analyze", log, "--exact", "--seconds", "2"], env)
     try:
-        shown = read()
-        out = proc.communicate(timeout=120)[0].decode()
+        yield proc, read
     finally:
         os.close(master)
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_long_search_shows_a_progress_line_on_a_terminal_and_wipes_it(tmp_path):
+    log, env = _unsolved_log(tmp_path)
+    with _in_a_terminal(["analyze", log, "--exact", "--seconds", "2"], env) as (proc, read):
+        shown = read()
+        out = proc.communicate(timeout=120)[0].decode()
     assert proc.returncode == 0
     assert "\rExact search: move 1 of 1, " in shown and " of 2 s, " in shown
     assert "million positions (Ctrl-C stops it)" in shown
@@ -220,18 +223,13 @@ def test_a_long_search_shows_a_progress_line_on_a_terminal_and_wipes_it(tmp_path
 
 def test_ctrl_c_stops_a_long_search_in_one_sentence(tmp_path):
     log, env = _unsolved_log(tmp_path)
-    proc, read, master = _in_a_terminal(["analyze", log, "--exact", "--seconds", "600"], env)
-    try:
+    with _in_a_terminal(["analyze", log, "--exact", "--seconds", "600"], env) as (proc, read):
         read("million positions")  # the search is under way
         proc.send_signal(signal.SIGINT)
         # the terminal is read to the end first: a process that writes to a terminal nobody
         # reads stops when its buffer is full, and would never end
         shown = read()
         out = proc.communicate(timeout=120)[0].decode()
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 130
     assert "Traceback" not in shown
     last = [t for t in shown.replace("\r", "\n").split("\n") if t.strip()][-1]
