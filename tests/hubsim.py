@@ -136,5 +136,17 @@ def tiles(url):
 
 
 def wait_tiles(url, what, check, deadline_s=HANG_S):
-    """The tiles once check(tiles by key) holds."""
-    return wait_for(what, lambda: (lambda t: t if check(t) else None)(tiles(url)), deadline_s)
+    """The tiles once check(tiles by key) holds; a failure names each tile's last status."""
+    last = {}
+
+    def ready():
+        t = tiles(url)
+        last.clear()
+        last.update(t)
+        return t if check(t) else None
+
+    try:
+        return wait_for(what, ready, deadline_s)
+    except AssertionError as exc:
+        raise AssertionError("%s; the tiles last said %s" % (exc, {
+            k: (t.get("status"), t.get("problem")) for k, t in last.items()})) from None
